@@ -1,0 +1,58 @@
+# The project's task runner. The two commands a newcomer needs:
+#   make serve   set up, then serve the playground on http://127.0.0.1:8080
+#   make test    set up, then run every check CI runs
+# Each step is also a target of its own (make help).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+# npm's wasm-opt must come before Debian's /usr/bin/wasm-opt.
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+export TRUNK_SKIP_VERSION_CHECK := true
+
+WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
+
+.PHONY: help setup serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
+
+help:
+	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
+	@echo "make test    set up and run every test (what CI runs)"
+	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
+
+setup:
+	@./scripts/setup.sh
+
+serve: setup
+	trunk serve
+
+test: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e
+	@echo "all checks passed"
+
+fmt:
+	cargo fmt --all --check
+
+clippy:
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+test-native:
+	cargo test --workspace --locked
+
+# Benchmarks in their quick test mode only (each runs once).
+bench-quick:
+	cargo bench --locked -p eevdf-core --bench engine -- --test
+
+# Nothing wasm-hostile may creep into the crates the web app uses.
+check-wasm:
+	cargo check --locked --target wasm32-unknown-unknown $(addprefix -p ,$(WASM_CRATES))
+
+test-wasm:
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	CHROMEDRIVER=/usr/bin/chromedriver \
+	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver.json \
+	WASM_BINDGEN_TEST_TIMEOUT=120 \
+	cargo test --locked --target wasm32-unknown-unknown -p eevdf-web
+
+build-web:
+	trunk build --release
+
+e2e:
+	./tests/e2e/run.sh

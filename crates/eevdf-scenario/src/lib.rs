@@ -1,0 +1,12 @@
+//! Text formats of eevdf-playground: scenarios, features lines, links and reports.
+//!
+//! Every parser returns a typed [`ParseError`] with line, column and a hint,
+//! bounds its input size, and never panics.
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod features_line;
+
+pub use error::ParseError;
+pub use features_line::{parse_features_line, FeatureToken};
