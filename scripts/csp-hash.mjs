@@ -19,5 +19,5 @@ const inline = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)]
 const hashes = [...new Set(inline)];
 const dev = process.env.TRUNK_PROFILE === 'debug' && html.includes('__TRUNK_ADDRESS__');
 const policy = dev ? "'unsafe-inline'" : hashes.join(' ');
-writeFileSync(file, html.replace(PLACEHOLDER, policy));
+writeFileSync(file, html.replaceAll(PLACEHOLDER, policy));
 console.log(`csp-hash: ${dev ? 'dev build, inline allowed' : `${hashes.length} inline script hash(es)`}`);
