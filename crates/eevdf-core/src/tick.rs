@@ -1,0 +1,121 @@
+//! Accounting and time-driven rescheduling: `update_curr`,
+//! `update_deadline` (spec §3), `task_tick_fair` and HRTICK (§9).
+
+use crate::entity::{CfsRqId, EntityId};
+use crate::features::ProtSet;
+use crate::rq::Rq;
+use crate::tree::vtime_before;
+
+impl Rq {
+    /// `update_deadline`: when vruntime reaches the deadline, a new
+    /// request starts at the *current* vruntime (not the old deadline).
+    fn update_deadline(&mut self, q: CfsRqId, id: EntityId) -> bool {
+        let se = self.se(id);
+        if vtime_before(se.vruntime, se.deadline) {
+            return false;
+        }
+        if !se.custom_slice {
+            let base = self.config.base_slice_ns;
+            self.se_mut(id).slice = base;
+        }
+        let vslice = self.delta_fair(self.se(id).slice, id);
+        let se = self.se_mut(id);
+        se.deadline = se.vruntime.wrapping_add(vslice);
+        self.avg_vruntime(q);
+        true
+    }
+
+    /// `update_curr`: charges curr for the time since `exec_start` and
+    /// asks for a reschedule when its request is done or its protection
+    /// is over (spec §3).
+    pub(crate) fn update_curr(&mut self, q: CfsRqId) {
+        let Some(id) = self.cfs(q).curr else {
+            return;
+        };
+        let now = self.clock;
+        let delta = now as i64 - self.se(id).exec_start as i64;
+        if delta <= 0 {
+            return;
+        }
+        let delta = delta as u64;
+        let vdelta = self.delta_fair(delta, id);
+        {
+            let se = self.se_mut(id);
+            se.exec_start = now;
+            se.sum_exec_runtime += delta;
+            se.vruntime = se.vruntime.wrapping_add(vdelta);
+        }
+        let resched = self.update_deadline(q, id);
+        if self.cfs(q).nr_queued == 1 {
+            return;
+        }
+        let want = if self.features().prot_set == ProtSet::Stash {
+            // 6.12-6.16: only a cancelled (short-preempted) ineligible
+            // curr is rescheduled before its deadline.
+            resched || self.did_preempt_short(q, id)
+        } else {
+            resched || !self.protect_slice(id)
+        };
+        if want {
+            self.resched_curr_lazy();
+            self.clear_buddies(q, id);
+        }
+    }
+
+    /// `did_preempt_short` of 6.12: protection cancelled and curr no
+    /// longer eligible.
+    fn did_preempt_short(&self, q: CfsRqId, id: EntityId) -> bool {
+        let se = self.se(id);
+        if !se.on_rq || !self.features().preempt_short {
+            return false;
+        }
+        if se.vprot == se.deadline {
+            return false;
+        }
+        !self.entity_eligible(q, id)
+    }
+
+    /// `task_tick_fair`: the scheduler tick on this CPU. `queued` marks
+    /// an HRTICK expiry, which reschedules unconditionally.
+    pub fn task_tick(&mut self, queued: bool) {
+        let Some(task) = self.curr_task else {
+            return;
+        };
+        for se in self.hierarchy(task) {
+            let q = self.se(se).cfs_rq;
+            if self.cfs(q).curr == Some(se) {
+                self.update_curr(q);
+            }
+            if queued {
+                self.resched_curr();
+            }
+        }
+        self.debug_check();
+    }
+
+    /// Charges the running task up to the current clock (`update_curr`
+    /// at every level), e.g. before a snapshot.
+    pub fn update_curr_all(&mut self) {
+        if let Some(task) = self.curr_task {
+            for se in self.hierarchy(task) {
+                let q = self.se(se).cfs_rq;
+                if self.cfs(q).curr == Some(se) {
+                    self.update_curr(q);
+                }
+            }
+        }
+    }
+
+    /// `hrtick_start_fair` (≤ 7.0 rule): with HRTICK and more than one
+    /// queued task, the real time left in curr's slice
+    /// (`slice - (sum_exec - prev_sum_exec)`), at which the simulator
+    /// arms a timer that calls `task_tick(true)`. `Some(0)` means now.
+    pub fn hrtick_remaining(&self) -> Option<u64> {
+        if !self.features().hrtick || self.h_nr_queued <= 1 {
+            return None;
+        }
+        let se = self.se(self.curr_task?);
+        let ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+        Some(se.slice.saturating_sub(ran))
+    }
+}
