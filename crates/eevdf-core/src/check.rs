@@ -43,7 +43,7 @@ impl Rq {
             }
             // Invariant 5: a request never exceeds one slice (+1 rounding),
             // except a restored relative deadline.
-            if se.on_rq && !se.rel_deadline {
+            if se.on_rq && !se.rel_deadline && !se.request_restored {
                 let span = se.deadline.wrapping_sub(se.vruntime) as i64;
                 let max = self.delta_fair(se.slice, id) as i64 + 1;
                 if span > max && se.my_q.is_none() {
@@ -52,10 +52,16 @@ impl Rq {
             }
         }
         if tasks_queued != self.h_nr_queued {
-            return Err(format!("h_nr_queued {} but {tasks_queued} tasks queued", self.h_nr_queued));
+            return Err(format!(
+                "h_nr_queued {} but {tasks_queued} tasks queued",
+                self.h_nr_queued
+            ));
         }
         if tasks_delayed != self.h_nr_delayed {
-            return Err(format!("h_nr_delayed {} but {tasks_delayed} delayed", self.h_nr_delayed));
+            return Err(format!(
+                "h_nr_delayed {} but {tasks_delayed} delayed",
+                self.h_nr_delayed
+            ));
         }
         for q in self.queue_ids() {
             self.check_queue(q)?;
@@ -72,13 +78,17 @@ impl Rq {
         for item in cfs.timeline.iter() {
             let se = self.se(item.id);
             if se.cfs_rq != q || !se.on_rq {
-                return Err(format!("{:?} in tree of {q:?} but not queued there", item.id));
+                return Err(format!(
+                    "{:?} in tree of {q:?} but not queued there",
+                    item.id
+                ));
             }
             if (item.deadline, item.vruntime, item.slice) != (se.deadline, se.vruntime, se.slice) {
                 return Err(format!("{:?} changed while in the tree", item.id));
             }
             sum_w += se.load.weight;
-            sum_wv += i128::from(se.vruntime.wrapping_sub(cfs.zero_vruntime) as i64) * i128::from(se.load.weight);
+            sum_wv += i128::from(se.vruntime.wrapping_sub(cfs.zero_vruntime) as i64)
+                * i128::from(se.load.weight);
         }
         if sum_w != cfs.sum_weight || sum_wv != cfs.sum_w_vruntime {
             return Err(format!("{q:?}: incremental sums differ from recomputed"));
@@ -106,7 +116,10 @@ impl Rq {
         }
         // Invariant 2: zero-sum weighted lag, in (-W, 0] with floored V.
         let v = self.avg_vruntime_peek(q);
-        let w: i128 = members.iter().map(|id| i128::from(self.se(*id).load.weight)).sum();
+        let w: i128 = members
+            .iter()
+            .map(|id| i128::from(self.se(*id).load.weight))
+            .sum();
         let lag_sum: i128 = members
             .iter()
             .map(|id| {
@@ -115,7 +128,9 @@ impl Rq {
             })
             .sum();
         if !(lag_sum <= 0 && lag_sum > -w) {
-            return Err(format!("{q:?}: weighted lag sum {lag_sum} not in (-{w}, 0]"));
+            return Err(format!(
+                "{q:?}: weighted lag sum {lag_sum} not in (-{w}, 0]"
+            ));
         }
         // Invariant 3: the minimum-vruntime entity is eligible.
         let min = members

@@ -16,6 +16,9 @@ pub struct EnqueueFlags {
     pub initial: bool,
     /// `ENQUEUE_MIGRATED`: arrives from another CPU.
     pub migrated: bool,
+    /// `ENQUEUE_QUEUED` (newest tip): the entity is already counted in
+    /// `nr_queued` (a delayed requeue), so placement excludes it.
+    pub queued: bool,
 }
 
 impl EnqueueFlags {
@@ -23,21 +26,25 @@ impl EnqueueFlags {
         wakeup: true,
         initial: false,
         migrated: false,
+        queued: false,
     };
     pub const INITIAL: EnqueueFlags = EnqueueFlags {
         wakeup: false,
         initial: true,
         migrated: false,
+        queued: false,
     };
     pub const MIGRATED: EnqueueFlags = EnqueueFlags {
         wakeup: false,
         initial: false,
         migrated: true,
+        queued: false,
     };
     pub const RESTORE: EnqueueFlags = EnqueueFlags {
         wakeup: false,
         initial: false,
         migrated: false,
+        queued: false,
     };
 }
 
@@ -91,7 +98,9 @@ impl Rq {
         let se = self.se(id);
         let raw = v.wrapping_sub(se.vruntime) as i64;
         let span = match self.features().lag_clamp {
-            LagClamp::MaxSliceTick => self.cfs_rq_max_slice(q).max(se.slice) + self.config.tick_nsec,
+            LagClamp::MaxSliceTick => {
+                self.cfs_rq_max_slice(q).max(se.slice) + self.config.tick_nsec
+            }
             LagClamp::TwoSliceTick => (2 * se.slice).max(self.config.tick_nsec),
         };
         let limit = self.delta_fair(span, id) as i64;
@@ -114,9 +123,9 @@ impl Rq {
         let v = self.avg_vruntime(q);
         let base = self.config.base_slice_ns;
         let f = *self.features();
-        let (custom, w_se, vlag, queued) = {
+        let (custom, w_se, vlag) = {
             let se = self.se(id);
-            (se.custom_slice, se.load.weight, se.vlag, se.on_rq)
+            (se.custom_slice, se.load.weight, se.vlag)
         };
         if !custom {
             self.se_mut(id).slice = base;
@@ -126,9 +135,9 @@ impl Rq {
 
         let cfs = self.cfs(q);
         // The newest code excludes the entity itself when it is still
-        // queued (a delayed requeue); this avoids inflating a lone
+        // counted (a delayed requeue); this avoids inflating a lone
         // entity's lag by (w + 0)/1.
-        let others = cfs.nr_queued - u32::from(queued);
+        let others = cfs.nr_queued - u32::from(flags.queued);
         let mut lag: i64 = 0;
         if f.place_lag && others != 0 && vlag != 0 {
             let mut load = i128::from(cfs.sum_weight);
@@ -148,8 +157,10 @@ impl Rq {
         if f.place_rel_deadline && se.rel_deadline {
             se.deadline = se.deadline.wrapping_add(se.vruntime);
             se.rel_deadline = false;
+            se.request_restored = true;
             return;
         }
+        se.request_restored = false;
         if f.place_deadline_initial && flags.initial {
             vslice /= 2;
         }
@@ -209,7 +220,10 @@ impl Rq {
         self.clear_buddies(q, id);
         let f = *self.features();
         if flags.delayed {
-            debug_assert!(self.se(id).sched_delayed, "DEQUEUE_DELAYED on a live entity");
+            debug_assert!(
+                self.se(id).sched_delayed,
+                "DEQUEUE_DELAYED on a live entity"
+            );
         } else {
             let delay = flags.sleep && !flags.special;
             if f.delay_dequeue && delay && !self.entity_eligible(q, id) {
@@ -293,7 +307,11 @@ impl Rq {
             if !is_curr {
                 self.dequeue_timeline(q, id);
             }
-            self.place_entity(q, id, EnqueueFlags::default());
+            let flags = EnqueueFlags {
+                queued: true,
+                ..EnqueueFlags::default()
+            };
+            self.place_entity(q, id, flags);
             if !is_curr {
                 self.enqueue_timeline(q, id);
             }
@@ -305,14 +323,24 @@ impl Rq {
     /// ancestor that is not queued yet; group entities take the minimum
     /// slice of their queue.
     pub fn enqueue_task(&mut self, id: EntityId, flags: EnqueueFlags) {
+        self.enqueue_task_fair(id, flags);
+        self.debug_check();
+    }
+
+    fn enqueue_task_fair(&mut self, id: EntityId, flags: EnqueueFlags) {
         assert!(self.se(id).is_task(), "enqueue_task on a group entity");
+        // ttwu waits until a blocked task has left the CPU (on_cpu): the
+        // caller must run pick_next_task after the sleep first.
+        debug_assert!(
+            self.se(id).on_rq || self.curr_task != Some(id),
+            "enqueue of a blocked task that was not switched out"
+        );
         if self.se(id).on_rq {
             // ttwu_runnable: a delayed task woken before it was picked.
             debug_assert!(self.se(id).sched_delayed, "enqueue of a queued task");
             if self.se(id).sched_delayed {
                 self.requeue_delayed_entity(id);
             }
-            self.debug_check();
             return;
         }
         self.h_nr_queued += 1;
@@ -346,7 +374,6 @@ impl Rq {
             slice = Some(self.cfs_rq_min_slice(q));
             cur = self.parent_entity(se);
         }
-        self.debug_check();
     }
 
     /// Sets a queued group entity's slice, re-propagating the tree
@@ -501,12 +528,14 @@ impl Rq {
 
     /// Sets or clears a task's custom slice (`sched_setattr`
     /// `sched_runtime`): requeued like the kernel's sched_change pattern
-    /// (dequeue SAVE, change, enqueue RESTORE).
+    /// (dequeue SAVE, change, enqueue RESTORE). A delayed task stays
+    /// delayed across the change.
     pub fn set_custom_slice(&mut self, id: EntityId, slice: Option<u64>) {
-        let queued = self.se(id).on_rq && !self.se(id).sched_delayed;
+        let queued = self.se(id).on_rq;
         let running = self.curr_task == Some(id);
         if queued {
-            self.dequeue_task(id, DequeueFlags::SAVE);
+            let done = self.dequeue_entities(id, DequeueFlags::SAVE);
+            debug_assert!(done, "a SAVE dequeue is never delayed");
             if running {
                 self.put_prev_task(id);
             }
@@ -526,12 +555,13 @@ impl Rq {
             }
         }
         if queued {
-            self.enqueue_task(id, EnqueueFlags::RESTORE);
+            self.enqueue_task_fair(id, EnqueueFlags::RESTORE);
             if running {
                 // sched_change: the running task is set again, without a
                 // new protection window (first = false).
                 self.set_next_task(id, false);
             }
         }
+        self.debug_check();
     }
 }

@@ -64,6 +64,9 @@ pub struct SchedEntity {
     pub sched_delayed: bool,
     /// `deadline` holds `deadline - vruntime` across a non-sleep dequeue.
     pub rel_deadline: bool,
+    /// The current request was restored from a relative deadline (it may
+    /// exceed one slice until the next fresh request).
+    pub request_restored: bool,
     pub exec_start: u64,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
@@ -96,6 +99,7 @@ impl SchedEntity {
             on_rq: false,
             sched_delayed: false,
             rel_deadline: false,
+            request_restored: false,
             exec_start: 0,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,

@@ -5,8 +5,8 @@
 //! Every pick records *why* it chose what it chose ([`PickReason`]), so
 //! the teaching view can show the engine's own reasoning.
 
-use crate::entity::{CfsRqId, EntityId};
 use crate::enqueue::DequeueFlags;
+use crate::entity::{CfsRqId, EntityId};
 use crate::features::NbMode;
 use crate::rq::Rq;
 
@@ -82,7 +82,9 @@ impl Rq {
         let first = cfs.timeline.first();
 
         if cfs.nr_queued == 1 {
-            return curr.or(first.map(|i| i.id)).map(|id| (id, PickReason::Only));
+            return curr
+                .or(first.map(|i| i.id))
+                .map(|id| (id, PickReason::Only));
         }
         // PICK_BUDDY lives here since 6.19; "clear buddies for
         // preempt_short" gates it by `protect`.
@@ -111,12 +113,24 @@ impl Rq {
         let mut best = None;
         if let Some(l) = first {
             if self.vruntime_eligible(q, l.vruntime) {
-                best = Some((l.id, PickReason::EarliestDeadline { deadline: l.deadline }));
+                best = Some((
+                    l.id,
+                    PickReason::EarliestDeadline {
+                        deadline: l.deadline,
+                    },
+                ));
             } else {
                 best = cfs
                     .timeline
                     .search_eligible(|v| self.vruntime_eligible(q, v))
-                    .map(|i| (i.id, PickReason::EarliestEligibleDeadline { deadline: i.deadline }));
+                    .map(|i| {
+                        (
+                            i.id,
+                            PickReason::EarliestEligibleDeadline {
+                                deadline: i.deadline,
+                            },
+                        )
+                    });
             }
         }
         if let Some(c) = curr {

@@ -232,7 +232,12 @@ impl Rq {
     /// Creates a task group's per-CPU entity and queue under `parent`;
     /// `weight` is the group entity's share (`calc_group_shares`, which
     /// the simulator computes). `idle` is the group's `cpu.idle`.
-    pub fn create_group(&mut self, parent: CfsRqId, weight: u64, idle: bool) -> (EntityId, CfsRqId) {
+    pub fn create_group(
+        &mut self,
+        parent: CfsRqId,
+        weight: u64,
+        idle: bool,
+    ) -> (EntityId, CfsRqId) {
         let qid = CfsRqId(self.queues.len() as u32);
         let mut se = SchedEntity::new_task(
             LoadWeight::new(weight.max(2)),
@@ -395,7 +400,11 @@ impl Rq {
             return None;
         }
         let d = cfs.sum_w_vruntime.div_euclid(i128::from(cfs.sum_weight));
-        Some(cfs.zero_vruntime.wrapping_add(d as i64 as u64).wrapping_add(1))
+        Some(
+            cfs.zero_vruntime
+                .wrapping_add(d as i64 as u64)
+                .wrapping_add(1),
+        )
     }
 
     /// The lag V - v of an entity (virtual ns).

@@ -21,6 +21,7 @@ impl Rq {
         let vslice = self.delta_fair(self.se(id).slice, id);
         let se = self.se_mut(id);
         se.deadline = se.vruntime.wrapping_add(vslice);
+        se.request_restored = false;
         self.avg_vruntime(q);
         true
     }

@@ -139,7 +139,9 @@ impl Rq {
     fn set_short_buddy(&mut self, q: CfsRqId, pse: EntityId) {
         if let Some(n) = self.cfs(q).next {
             let (ns, ps) = (self.se(n).slice, self.se(pse).slice);
-            if ns < ps || (self.features().ps_short_buddy_tie && ns == ps && self.entity_before(n, pse)) {
+            if ns < ps
+                || (self.features().ps_short_buddy_tie && ns == ps && self.entity_before(n, pse))
+            {
                 return;
             }
         }
@@ -247,12 +249,26 @@ impl Rq {
                 return early_exit(self, WakeupReason::WakeeDelayed);
             }
             if f.nb_resched_ineligible_waker && wf.from_task && !self.entity_eligible(q, se) {
-                return self.do_preempt(q, se, pse, WakeupAction::Resched, None, WakeupReason::WakerIneligible);
+                return self.do_preempt(
+                    q,
+                    se,
+                    pse,
+                    WakeupAction::Resched,
+                    None,
+                    WakeupReason::WakerIneligible,
+                );
             }
             if f.next_buddy && self.set_preempt_buddy(q, pse) && wf.sync {
                 match self.preempt_sync(se, pse, wf) {
                     WakeupAction::Resched => {
-                        return self.do_preempt(q, se, pse, WakeupAction::Resched, None, WakeupReason::SyncResched)
+                        return self.do_preempt(
+                            q,
+                            se,
+                            pse,
+                            WakeupAction::Resched,
+                            None,
+                            WakeupReason::SyncResched,
+                        )
                     }
                     _ => return no(WakeupReason::SyncNoPreempt),
                 }
@@ -277,7 +293,8 @@ impl Rq {
             };
             return self.do_preempt(q, se, pse, action, nse, reason);
         }
-        if f.ps_cancel_if_eligible && action == WakeupAction::Short && self.entity_eligible(q, pse) {
+        if f.ps_cancel_if_eligible && action == WakeupAction::Short && self.entity_eligible(q, pse)
+        {
             return self.do_preempt(q, se, pse, action, nse, WakeupReason::ShorterSliceEligible);
         }
         // The curr may have been a delayed entity that the pick dequeued.

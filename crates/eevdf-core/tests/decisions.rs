@@ -30,8 +30,8 @@ use std::fs;
 use std::path::Path;
 
 use eevdf_core::{
-    CfsRqId, DequeueFlags, DequeueResult, EnqueueFlags, EntityId, FeatureSet, LoadWeight, Policy, Profile, Resched,
-    Rq, RqConfig, WakeFlags,
+    CfsRqId, DequeueFlags, DequeueResult, EnqueueFlags, EntityId, FeatureSet, LoadWeight, Policy,
+    Profile, Resched, Rq, RqConfig, WakeFlags,
 };
 
 struct Script {
@@ -72,7 +72,10 @@ impl Script {
     }
 
     fn task(&self, name: &str) -> Result<EntityId, String> {
-        self.tasks.get(name).copied().ok_or(format!("unknown task `{name}`"))
+        self.tasks
+            .get(name)
+            .copied()
+            .ok_or(format!("unknown task `{name}`"))
     }
 
     fn name(&self, id: Option<EntityId>) -> String {
@@ -83,7 +86,8 @@ impl Script {
     }
 
     fn kv<'a>(args: &'a [&'a str], key: &str) -> Option<&'a str> {
-        args.iter().find_map(|a| a.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+        args.iter()
+            .find_map(|a| a.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
     }
 
     fn exec(&mut self, line: &str) -> Result<(), String> {
@@ -109,7 +113,10 @@ impl Script {
             "cpus" => self.cpus = args[0].parse().map_err(|_| "bad cpus")?,
             "hz" => self.hz = args[0].parse().map_err(|_| "bad hz")?,
             "group" => {
-                let w: u64 = Self::kv(args, "weight").unwrap_or("1024").parse().map_err(|_| "bad weight")?;
+                let w: u64 = Self::kv(args, "weight")
+                    .unwrap_or("1024")
+                    .parse()
+                    .map_err(|_| "bad weight")?;
                 let parent = match Self::kv(args, "parent") {
                     Some(p) => *self.groups.get(p).ok_or("unknown parent")?,
                     None => CfsRqId::ROOT,
@@ -120,8 +127,14 @@ impl Script {
                 self.names.insert(se, format!("[{}]", args[0]));
             }
             "task" => {
-                let nice: i32 = Self::kv(args, "nice").unwrap_or("0").parse().map_err(|_| "bad nice")?;
-                let slice = Self::kv(args, "slice").map(parse_ns).transpose()?.map(|v| v as u64);
+                let nice: i32 = Self::kv(args, "nice")
+                    .unwrap_or("0")
+                    .parse()
+                    .map_err(|_| "bad nice")?;
+                let slice = Self::kv(args, "slice")
+                    .map(parse_ns)
+                    .transpose()?
+                    .map(|v| v as u64);
                 let policy = match Self::kv(args, "policy").unwrap_or("normal") {
                     "normal" => Policy::Normal,
                     "batch" => Policy::Batch,
@@ -132,7 +145,9 @@ impl Script {
                     Some(g) => *self.groups.get(g).ok_or("unknown group")?,
                     None => CfsRqId::ROOT,
                 };
-                let id = self.rq().create_task(q, LoadWeight::from_nice(nice), policy, slice);
+                let id = self
+                    .rq()
+                    .create_task(q, LoadWeight::from_nice(nice), policy, slice);
                 self.tasks.insert(args[0].to_string(), id);
                 self.names.insert(id, args[0].to_string());
             }
@@ -244,7 +259,12 @@ impl Script {
                 let start: BTreeMap<String, u64> = self
                     .tasks
                     .iter()
-                    .map(|(n, id)| (n.clone(), self.rq.as_ref().unwrap().se(*id).sum_exec_runtime))
+                    .map(|(n, id)| {
+                        (
+                            n.clone(),
+                            self.rq.as_ref().unwrap().se(*id).sum_exec_runtime,
+                        )
+                    })
                     .collect();
                 self.sim_start = Some((dur, start));
                 let rq = self.rq();
@@ -263,13 +283,22 @@ impl Script {
             }
             "share" => {
                 let id = self.task(args[0])?;
-                let want: f64 = args[1].trim_end_matches('%').parse().map_err(|_| "bad share")?;
-                let tol: f64 = args[2].trim_end_matches('%').parse().map_err(|_| "bad tolerance")?;
+                let want: f64 = args[1]
+                    .trim_end_matches('%')
+                    .parse()
+                    .map_err(|_| "bad share")?;
+                let tol: f64 = args[2]
+                    .trim_end_matches('%')
+                    .parse()
+                    .map_err(|_| "bad tolerance")?;
                 let (dur, start) = self.sim_start.clone().ok_or("share before simulate")?;
                 let ran = self.rq().se(id).sum_exec_runtime - start[args[0]];
                 let got = ran as f64 * 100.0 / dur as f64;
                 if (got - want).abs() > tol {
-                    return Err(format!("share {}: expected {want}% ± {tol}%, got {got:.3}%", args[0]));
+                    return Err(format!(
+                        "share {}: expected {want}% ± {tol}%, got {got:.3}%",
+                        args[0]
+                    ));
                 }
             }
             c => return Err(format!("unknown command `{c}`")),
@@ -296,7 +325,10 @@ impl Script {
             return if b == want {
                 Ok(())
             } else {
-                Err(format!("expect {} {field}: expected {want}, got {b}", args[0]))
+                Err(format!(
+                    "expect {} {field}: expected {want}, got {b}",
+                    args[0]
+                ))
             };
         }
         let got: i64 = match field {
@@ -345,10 +377,12 @@ fn run_script(path: &Path) -> Result<(), String> {
         if line.is_empty() {
             continue;
         }
-        s.exec(line).map_err(|e| format!("{}:{}: {e}\n    {}", s.file, n + 1, raw.trim()))?;
+        s.exec(line)
+            .map_err(|e| format!("{}:{}: {e}\n    {}", s.file, n + 1, raw.trim()))?;
     }
     if let Some(rq) = &s.rq {
-        rq.check_invariants().map_err(|e| format!("{}: at end: {e}", s.file))?;
+        rq.check_invariants()
+            .map_err(|e| format!("{}: at end: {e}", s.file))?;
     }
     Ok(())
 }
@@ -364,5 +398,11 @@ fn decision_scripts() {
     files.sort();
     assert!(!files.is_empty());
     let failures: Vec<String> = files.iter().filter_map(|f| run_script(f).err()).collect();
-    assert!(failures.is_empty(), "{} of {} scripts failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} scripts failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
