@@ -120,3 +120,41 @@ impl Rq {
         Some(se.slice.saturating_sub(ran))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{CfsRqId, EnqueueFlags, FeatureSet, LoadWeight, Policy, Profile, Rq, RqConfig};
+
+    #[test]
+    fn hrtick_arms_for_the_rest_of_the_slice() {
+        let mut fs = FeatureSet::new(Profile::V7_1);
+        fs.apply("HRTICK").unwrap();
+        let mut rq = Rq::new(RqConfig::new(fs.features, 1, 250));
+        let a = rq.create_task(
+            CfsRqId::ROOT,
+            LoadWeight::from_nice(0),
+            Policy::Normal,
+            Some(3_000_000),
+        );
+        rq.enqueue_task(a, EnqueueFlags::INITIAL);
+        rq.pick_next_task();
+        assert_eq!(rq.hrtick_remaining(), None, "one task: no hrtick");
+        let b = rq.create_task(
+            CfsRqId::ROOT,
+            LoadWeight::from_nice(0),
+            Policy::Normal,
+            None,
+        );
+        rq.enqueue_task(b, EnqueueFlags::INITIAL);
+        rq.set_clock(1_000_000);
+        rq.update_curr_all();
+        assert_eq!(rq.hrtick_remaining(), Some(2_000_000));
+        rq.set_clock(3_500_000);
+        rq.task_tick(true);
+        assert_eq!(
+            rq.resched,
+            Some(crate::Resched::Full),
+            "hrtick expiry reschedules"
+        );
+    }
+}

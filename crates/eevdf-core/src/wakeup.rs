@@ -376,3 +376,44 @@ impl Rq {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CfsRqId, EnqueueFlags, FeatureSet, LoadWeight, Profile, RqConfig};
+
+    /// PS_SHORT_BUDDY_TIE (0/8 3/8): an existing buddy with the same slice
+    /// and an earlier deadline is kept; the newest tip replaces it.
+    #[test]
+    fn short_buddy_tie_keeps_the_earlier_buddy() {
+        for (tie, expect_x) in [(true, true), (false, false)] {
+            let mut fs = FeatureSet::new(Profile::Tip2026_09);
+            fs.apply(if tie {
+                "PS_SHORT_BUDDY_TIE"
+            } else {
+                "NO_PS_SHORT_BUDDY_TIE"
+            })
+            .unwrap();
+            let mut rq = Rq::new(RqConfig::new(fs.features, 8, 1000));
+            let x = rq.create_task(
+                CfsRqId::ROOT,
+                LoadWeight::from_nice(0),
+                Policy::Normal,
+                Some(4_000_000),
+            );
+            let b = rq.create_task(
+                CfsRqId::ROOT,
+                LoadWeight::from_nice(0),
+                Policy::Normal,
+                Some(4_000_000),
+            );
+            rq.enqueue_task(x, EnqueueFlags::INITIAL);
+            rq.enqueue_task(b, EnqueueFlags::WAKEUP);
+            assert!(rq.entity_before(x, b));
+            rq.set_next_buddy(x);
+            rq.set_short_buddy(CfsRqId::ROOT, b);
+            let next = rq.cfs(CfsRqId::ROOT).next;
+            assert_eq!(next == Some(x), expect_x, "tie={tie}");
+        }
+    }
+}
