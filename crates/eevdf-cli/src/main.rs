@@ -26,10 +26,14 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check a pasted debugfs features line (argument, or stdin with `-`).
+    /// Apply a pasted debugfs features line (or tokens) over a kernel
+    /// profile; print the effective debugfs line and the canonical tokens.
     Features {
         /// The line, e.g. "PLACE_LAG NO_NEXT_BUDDY"; `-` reads stdin.
         line: String,
+        /// Kernel profile: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09.
+        #[arg(long, default_value = "v7.1")]
+        profile: String,
     },
     /// Ideal long-run CPU shares of always-runnable tasks at the given nice levels.
     Shares {
@@ -42,7 +46,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Features { line } => {
+        Command::Features { line, profile } => {
+            let Some(profile) = eevdf_core::Profile::parse(&profile) else {
+                eprintln!("eevdf: unknown profile `{profile}` (hint: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09)");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            };
             let text = if line == "-" {
                 let mut s = String::new();
                 if let Err(e) = std::io::stdin().read_to_string(&mut s) {
@@ -53,19 +61,22 @@ fn main() -> ExitCode {
             } else {
                 line
             };
-            match eevdf_scenario::parse_features_line(&text) {
-                Ok(tokens) => {
-                    for t in tokens {
-                        let prefix = if t.enabled { "" } else { "NO_" };
-                        println!("{prefix}{}", t.name);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("eevdf: features: {e}");
-                    ExitCode::from(EXIT_BAD_INPUT)
-                }
+            if let Err(e) = eevdf_scenario::parse_features_line(&text) {
+                eprintln!("eevdf: features: {e}");
+                return ExitCode::from(EXIT_BAD_INPUT);
             }
+            let mut set = eevdf_core::FeatureSet::new(profile);
+            for w in set.apply_debugfs_line(&text) {
+                eprintln!("eevdf: warning: {w}");
+            }
+            println!("profile   {}", set.profile.name());
+            println!("debugfs   {}", set.debugfs_line().trim_end());
+            println!("canonical {}", set.canonical_tokens().join(" "));
+            for (name, on) in &set.not_modelled {
+                let prefix = if *on { "" } else { "NO_" };
+                println!("not modelled: {prefix}{name}");
+            }
+            ExitCode::SUCCESS
         }
         Command::Shares { nice } => {
             let shares = eevdf_sim::shares::ideal_shares_ppm(&nice);
