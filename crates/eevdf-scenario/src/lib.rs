@@ -7,6 +7,9 @@
 
 pub mod error;
 pub mod features_line;
+pub mod presets;
+pub mod report;
+pub mod scenario;
 
 pub use error::ParseError;
 pub use features_line::{parse_features_line, FeatureToken};

@@ -1,13 +1,20 @@
 //! Discrete-event machine simulator around the EEVDF engine: time, CPUs, workloads, metrics.
 //!
 //! Time is integer nanoseconds; equal-time events fire in insertion order;
-//! all randomness comes from one seeded [`rng::SimRng`].
+//! all randomness comes from one seeded [`rng::SimRng`]. A [`SimConfig`]
+//! (machine, kernel, costs, workloads) runs to a [`SimResult`].
 
 #![forbid(unsafe_code)]
 
+pub mod config;
 pub mod event;
+pub mod metrics;
+pub mod result;
 pub mod rng;
 pub mod shares;
 
+pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
+pub use metrics::{LatencyHist, LatencyStats};
+pub use result::{CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals};
 pub use rng::SimRng;

@@ -1,0 +1,1 @@
+//! Reports: text, JSON (eevdf.result.v1) and LKML tables.

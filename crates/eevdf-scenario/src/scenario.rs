@@ -1,0 +1,1 @@
+//! Scenario text format v1.

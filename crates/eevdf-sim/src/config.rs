@@ -1,0 +1,233 @@
+//! What a simulation runs: the machine, the kernel configuration, the
+//! costs and the workloads (spec §13, issue "Simulator"). Built by
+//! `eevdf-scenario` from scenario text; plain data, `Clone`.
+
+use eevdf_core::{Features, Policy, Profile};
+
+/// Nanoseconds.
+pub use crate::event::Nanos;
+
+/// The kernel's preemption model (`/sys/kernel/debug/sched/preempt`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PreemptModel {
+    /// Reschedule only when the task leaves the kernel (or sleeps).
+    None,
+    /// As `None`, plus `cond_resched()` points inside long kernel
+    /// sections (every [`COND_RESCHED_NS`]).
+    Voluntary,
+    /// Preempt at once, also inside the kernel.
+    #[default]
+    Full,
+    /// `resched_curr_lazy` requests wait for return to user or the next
+    /// tick; full requests act at once.
+    Lazy,
+}
+
+/// Spacing of `cond_resched()` points in kernel sections (voluntary model).
+pub const COND_RESCHED_NS: Nanos = 10_000;
+
+impl PreemptModel {
+    pub const ALL: [PreemptModel; 4] = [
+        PreemptModel::None,
+        PreemptModel::Voluntary,
+        PreemptModel::Full,
+        PreemptModel::Lazy,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptModel::None => "none",
+            PreemptModel::Voluntary => "voluntary",
+            PreemptModel::Full => "full",
+            PreemptModel::Lazy => "lazy",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+/// Machine costs. Defaults are typical of a modern arm64/x86 core; set
+/// them to zero to compare with hand-worked examples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Costs {
+    /// Context switch: time between the switch and the incoming task's
+    /// first instruction (counted in its wakeup latency).
+    pub switch_ns: Nanos,
+    /// Wakeup path: from the wake call (or timer interrupt) to the
+    /// wakee being enqueued (IPI, ttwu).
+    pub wake_ns: Nanos,
+    /// Extra cost the first time a task runs after a migration.
+    pub migrate_ns: Nanos,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            switch_ns: 2_000,
+            wake_ns: 5_000,
+            migrate_ns: 20_000,
+        }
+    }
+}
+
+/// A task group (cgroup v2 directory) with one level below the root.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GroupSpec {
+    /// Path such as `/test-B`.
+    pub path: String,
+    /// cgroup v2 `cpu.weight`, 1..=10000; 100 = 1024 shares.
+    pub weight: u32,
+    /// cgroup v2 `cpu.idle`.
+    pub idle: bool,
+}
+
+/// What a task does (spec §13).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Workload {
+    /// cyclictest: an absolute periodic timer, then a tiny run.
+    Timer { period_ns: Nanos, run_ns: Nanos },
+    /// rt-app: run, then sleep (relative); or, with `period_ns`, run once
+    /// per absolute period.
+    Periodic {
+        run_ns: Nanos,
+        sleep_ns: Nanos,
+        period_ns: Option<Nanos>,
+    },
+    /// hackbench: `groups` groups of `fds` senders and `fds` receivers;
+    /// each sender writes `loops` messages to every receiver of its group
+    /// (0 = forever). Messages cost CPU time; pipes hold `pipe_msgs`.
+    Hackbench {
+        groups: u32,
+        fds: u32,
+        threads: bool,
+        pipe: bool,
+        loops: u64,
+        send_ns: Nanos,
+        recv_ns: Nanos,
+        pipe_msgs: u32,
+    },
+    /// schbench: `message_threads` each wake `workers` workers, which do
+    /// `request_ns` of work and go back to sleep; message threads think
+    /// for `sleep_ns` between rounds.
+    Schbench {
+        message_threads: u32,
+        workers: u32,
+        request_ns: Nanos,
+        sleep_ns: Nanos,
+    },
+    /// A CPU hog that never sleeps.
+    Hog,
+}
+
+impl Workload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Workload::Timer { .. } => "timer",
+            Workload::Periodic { .. } => "periodic",
+            Workload::Hackbench { .. } => "hackbench",
+            Workload::Schbench { .. } => "schbench",
+            Workload::Hog => "hog",
+        }
+    }
+
+    /// Fraction of run time spent in the kernel, in percent, and the
+    /// longest non-preemptible stretch (relevant for the none, voluntary
+    /// and lazy preemption models).
+    pub fn kernel_profile(&self) -> (u32, Nanos) {
+        match self {
+            Workload::Hackbench { .. } => (80, 20_000),
+            Workload::Schbench { .. } => (30, 10_000),
+            Workload::Timer { .. } | Workload::Periodic { .. } => (10, 5_000),
+            Workload::Hog => (0, 0),
+        }
+    }
+}
+
+/// One `task` directive: `count` tasks (or one workload instance that
+/// creates its own threads, for hackbench and schbench).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TaskSpec {
+    pub name: String,
+    pub count: u32,
+    pub workload: Workload,
+    pub nice: i32,
+    pub policy: Policy,
+    /// Custom slice (`sched_setattr` `sched_runtime`); `None` = base slice.
+    pub slice_ns: Option<Nanos>,
+    /// Allowed CPUs; `None` = all.
+    pub cpus: Option<Vec<u32>>,
+    /// Group path; `None` = the root group.
+    pub group: Option<String>,
+    /// `timer_slack_ns`; `None` = 50 us for normal tasks, 0 otherwise.
+    pub slack_ns: Option<Nanos>,
+    /// First start time; the seed adds an offset within one period.
+    pub start_ns: Nanos,
+}
+
+impl TaskSpec {
+    /// A task directive with default keys.
+    pub fn new(name: &str, workload: Workload) -> Self {
+        TaskSpec {
+            name: name.to_string(),
+            count: 1,
+            workload,
+            nice: 0,
+            policy: Policy::Normal,
+            slice_ns: None,
+            cpus: None,
+            group: None,
+            slack_ns: None,
+            start_ns: 0,
+        }
+    }
+
+    /// The effective timer slack.
+    pub fn slack(&self) -> Nanos {
+        self.slack_ns.unwrap_or(match self.policy {
+            Policy::Normal | Policy::Batch | Policy::Idle => 50_000,
+        })
+    }
+}
+
+/// `sysctl` values that scenarios may set (debugfs names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Sysctl {
+    /// `base_slice_ns`: the scaled value; `None` = 0.70 ms x (1 + ilog2(min(ncpus, 8))).
+    pub base_slice_ns: Option<Nanos>,
+    /// `migration_cost_ns`; `None` = 500 us.
+    pub migration_cost_ns: Option<Nanos>,
+}
+
+/// A whole simulation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SimConfig {
+    pub nr_cpus: u32,
+    pub hz: u32,
+    pub profile: Profile,
+    pub features: Features,
+    pub sysctl: Sysctl,
+    pub preempt: PreemptModel,
+    pub costs: Costs,
+    pub seed: u64,
+    pub duration_ns: Nanos,
+    pub groups: Vec<GroupSpec>,
+    pub tasks: Vec<TaskSpec>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            nr_cpus: 1,
+            hz: 250,
+            profile: Profile::V7_1,
+            features: Features::default(),
+            sysctl: Sysctl::default(),
+            preempt: PreemptModel::Full,
+            costs: Costs::default(),
+            seed: 1,
+            duration_ns: 10_000_000_000,
+            groups: Vec::new(),
+            tasks: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Latency samples and their percentiles.
+//!
+//! Percentiles follow cyclictest's rank rule: the p-th percentile is the
+//! smallest value whose cumulative count reaches ceil(p * N). Values are
+//! kept exactly (a sorted map from nanoseconds to counts) until a
+//! histogram holds [`MAX_DISTINCT`] distinct values; then, to bound
+//! memory, values keep only their top significant bits (log-linear, first
+//! 1/8192 relative precision, halving as needed), deterministically.
+
+use std::collections::BTreeMap;
+
+use crate::config::Nanos;
+
+/// Distinct values kept before coarsening.
+pub const MAX_DISTINCT: usize = 1 << 16;
+
+/// Summary of one latency distribution (all values in ns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LatencyStats {
+    pub samples: u64,
+    pub sum_ns: u128,
+    pub min: Nanos,
+    pub p50: Nanos,
+    pub p90: Nanos,
+    pub p99: Nanos,
+    pub p99_9: Nanos,
+    pub max: Nanos,
+}
+
+impl LatencyStats {
+    /// Mean in ns (0 with no samples).
+    pub fn mean_ns(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.samples as f64
+        }
+    }
+}
+
+/// A latency histogram: exact while small, log-linear beyond.
+#[derive(Clone, Debug, Default)]
+pub struct LatencyHist {
+    counts: BTreeMap<Nanos, u64>,
+    samples: u64,
+    sum_ns: u128,
+    min: Nanos,
+    max: Nanos,
+    /// Significant bits kept per value (64 = exact).
+    bits: u32,
+}
+
+fn quantize(v: Nanos, bits: u32) -> Nanos {
+    let width = 64 - v.leading_zeros();
+    if width <= bits {
+        v
+    } else {
+        let drop = width - bits;
+        (v >> drop) << drop
+    }
+}
+
+impl LatencyHist {
+    pub fn new() -> Self {
+        LatencyHist {
+            bits: 64,
+            ..Default::default()
+        }
+    }
+
+    pub fn record(&mut self, v: Nanos) {
+        if self.samples == 0 {
+            self.min = v;
+            self.max = v;
+        } else {
+            self.min = self.min.min(v);
+            self.max = self.max.max(v);
+        }
+        self.samples += 1;
+        self.sum_ns += u128::from(v);
+        *self.counts.entry(quantize(v, self.bits)).or_insert(0) += 1;
+        if self.counts.len() > MAX_DISTINCT {
+            self.coarsen();
+        }
+    }
+
+    fn coarsen(&mut self) {
+        self.bits = if self.bits == 64 { 13 } else { self.bits - 1 };
+        let old = std::mem::take(&mut self.counts);
+        for (v, c) in old {
+            *self.counts.entry(quantize(v, self.bits)).or_insert(0) += c;
+        }
+    }
+
+    /// Adds every sample of `other`.
+    pub fn merge(&mut self, other: &LatencyHist) {
+        if other.samples == 0 {
+            return;
+        }
+        if self.samples == 0 {
+            self.min = other.min;
+            self.max = other.max;
+        }
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.samples += other.samples;
+        self.sum_ns += other.sum_ns;
+        self.bits = self.bits.min(other.bits);
+        for (v, c) in &other.counts {
+            *self.counts.entry(quantize(*v, self.bits)).or_insert(0) += c;
+        }
+        if self.bits < 64 {
+            let old = std::mem::take(&mut self.counts);
+            for (v, c) in old {
+                *self.counts.entry(quantize(v, self.bits)).or_insert(0) += c;
+            }
+        }
+        while self.counts.len() > MAX_DISTINCT {
+            self.coarsen();
+        }
+    }
+
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// The smallest value whose cumulative count reaches
+    /// ceil(samples * num / den); `None` without samples.
+    pub fn percentile(&self, num: u64, den: u64) -> Option<Nanos> {
+        if self.samples == 0 {
+            return None;
+        }
+        let rank = (u128::from(self.samples) * u128::from(num)).div_ceil(u128::from(den)).max(1);
+        let mut cum: u128 = 0;
+        for (v, c) in &self.counts {
+            cum += u128::from(*c);
+            if cum >= rank {
+                // The exact max is known even when coarsened.
+                return Some((*v).clamp(self.min, self.max));
+            }
+        }
+        Some(self.max)
+    }
+
+    pub fn stats(&self) -> LatencyStats {
+        if self.samples == 0 {
+            return LatencyStats::default();
+        }
+        let p = |n, d| self.percentile(n, d).unwrap_or(0);
+        LatencyStats {
+            samples: self.samples,
+            sum_ns: self.sum_ns,
+            min: self.min,
+            p50: p(50, 100),
+            p90: p(90, 100),
+            p99: p(99, 100),
+            p99_9: p(999, 1000),
+            max: self.max,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn rank_rule_matches_cyclictest() {
+        let mut h = LatencyHist::new();
+        for v in 1..=10u64 {
+            h.record(v * 1000);
+        }
+        // ceil(0.5 * 10) = 5th value; ceil(0.9 * 10) = 9th; ceil(0.99*10) = 10th.
+        let s = h.stats();
+        assert_eq!((s.p50, s.p90, s.p99, s.max, s.min), (5000, 9000, 10000, 10000, 1000));
+        assert_eq!(s.mean_ns(), 5500.0);
+        assert_eq!(LatencyHist::new().stats(), LatencyStats::default());
+    }
+
+    proptest! {
+        #[test]
+        fn exact_percentiles_match_a_sorted_vector(vals in prop::collection::vec(0u64..1_000_000, 1..500)) {
+            let mut h = LatencyHist::new();
+            for v in &vals { h.record(*v); }
+            let mut sorted = vals.clone();
+            sorted.sort_unstable();
+            for (n, d) in [(50u64, 100u64), (90, 100), (99, 100), (999, 1000)] {
+                let rank = (vals.len() as u64 * n).div_ceil(d).max(1) as usize;
+                prop_assert_eq!(h.percentile(n, d), Some(sorted[rank - 1]));
+            }
+        }
+
+        #[test]
+        fn coarsened_percentiles_stay_within_relative_precision(seed in 0u64..1000) {
+            let mut h = LatencyHist::new();
+            let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let mut vals = Vec::new();
+            for _ in 0..(MAX_DISTINCT + 5000) {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let v = (x >> 20) % 50_000_000;
+                vals.push(v);
+                h.record(v);
+            }
+            vals.sort_unstable();
+            let rank = (vals.len() as u64 * 99).div_ceil(100) as usize;
+            let exact = vals[rank - 1] as f64;
+            let got = h.percentile(99, 100).unwrap() as f64;
+            prop_assert!((exact - got).abs() <= exact / 4096.0 + 1.0, "{} vs {}", exact, got);
+        }
+    }
+}

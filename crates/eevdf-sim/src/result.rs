@@ -1,0 +1,79 @@
+//! What a simulation reports: per-thread and per-directive latency and
+//! CPU time, per-CPU busy time and switches, workload sections.
+
+use crate::config::Nanos;
+use crate::metrics::LatencyStats;
+
+/// One simulated thread (`NAME.I`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskResult {
+    /// `NAME.I`: the directive's name and the thread's creation index.
+    pub name: String,
+    /// Index of the `task` directive that created it.
+    pub directive: usize,
+    /// `timer`, `periodic`, `hog`, `sender`, `receiver`, `message`, `worker`.
+    pub role: &'static str,
+    pub cpu_ns: Nanos,
+    pub wakeups: u64,
+    pub migrations: u64,
+    pub latency: LatencyStats,
+}
+
+/// All threads of one `task` directive together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NameResult {
+    pub name: String,
+    pub tasks: u32,
+    pub cpu_ns: Nanos,
+    pub latency: LatencyStats,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuResult {
+    pub cpu: u32,
+    pub busy_ns: Nanos,
+    pub switches: u64,
+}
+
+/// hackbench's own numbers, per directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HackbenchResult {
+    pub name: String,
+    /// Messages delivered (all groups).
+    pub messages: u64,
+    /// Time when every sender and receiver finished, if they did.
+    pub completion_ns: Option<Nanos>,
+    /// Messages per simulated second.
+    pub throughput: f64,
+}
+
+/// schbench's own numbers, per directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchbenchResult {
+    pub name: String,
+    pub requests: u64,
+    /// Requests per simulated second.
+    pub rps: f64,
+    /// Wake call to request completion.
+    pub request_latency: LatencyStats,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Totals {
+    pub switches: u64,
+    pub migrations: u64,
+    pub wakeups: u64,
+}
+
+/// The result of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimResult {
+    pub sim_ns: Nanos,
+    pub events: u64,
+    pub by_name: Vec<NameResult>,
+    pub tasks: Vec<TaskResult>,
+    pub cpus: Vec<CpuResult>,
+    pub totals: Totals,
+    pub hackbench: Vec<HackbenchResult>,
+    pub schbench: Vec<SchbenchResult>,
+}
