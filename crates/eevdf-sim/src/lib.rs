@@ -8,13 +8,18 @@
 
 pub mod config;
 pub mod event;
+pub mod machine;
 pub mod metrics;
 pub mod result;
 pub mod rng;
 pub mod shares;
+pub mod workload;
 
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
+pub use machine::{simulate, Sim};
 pub use metrics::{LatencyHist, LatencyStats};
-pub use result::{CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals};
+pub use result::{
+    CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,
+};
 pub use rng::SimRng;

@@ -130,7 +130,9 @@ impl LatencyHist {
         if self.samples == 0 {
             return None;
         }
-        let rank = (u128::from(self.samples) * u128::from(num)).div_ceil(u128::from(den)).max(1);
+        let rank = (u128::from(self.samples) * u128::from(num))
+            .div_ceil(u128::from(den))
+            .max(1);
         let mut cum: u128 = 0;
         for (v, c) in &self.counts {
             cum += u128::from(*c);
@@ -173,7 +175,10 @@ mod tests {
         }
         // ceil(0.5 * 10) = 5th value; ceil(0.9 * 10) = 9th; ceil(0.99*10) = 10th.
         let s = h.stats();
-        assert_eq!((s.p50, s.p90, s.p99, s.max, s.min), (5000, 9000, 10000, 10000, 1000));
+        assert_eq!(
+            (s.p50, s.p90, s.p99, s.max, s.min),
+            (5000, 9000, 10000, 10000, 1000)
+        );
         assert_eq!(s.mean_ns(), 5500.0);
         assert_eq!(LatencyHist::new().stats(), LatencyStats::default());
     }

@@ -1,0 +1,1136 @@
+//! The simulated machine: CPUs with an `eevdf-core` runqueue each, the
+//! event loop, preemption models, ticks, HRTICK, wakeups and costs.
+//!
+//! CPUs are a flat set here: a new thread starts on the next allowed CPU
+//! in round-robin creation order and a waking thread returns to its
+//! previous CPU (`select_cpu`, which the SMP models replace).
+
+use eevdf_core::{
+    CfsRqId, DequeueFlags, EnqueueFlags, EntityId, LoadWeight, Resched, Rq, RqConfig, WakeFlags,
+};
+
+use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
+use crate::event::EventQueue;
+use crate::metrics::LatencyHist;
+use crate::result::{
+    CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,
+};
+use crate::rng::SimRng;
+use crate::workload::{Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ev {
+    Tick(u32),
+    /// The running thread finished its burst (stale if `gen` differs).
+    BurstEnd {
+        cpu: u32,
+        gen: u64,
+    },
+    /// A delayed reschedule becomes effective (preemption models).
+    ReschedPoint {
+        cpu: u32,
+        gen: u64,
+    },
+    HrTick {
+        cpu: u32,
+        gen: u64,
+    },
+    /// A wakeup reaches its CPU.
+    Wake {
+        tid: Tid,
+        sync: bool,
+        from_task: bool,
+    },
+    /// A thread's timer fires (before the wake cost).
+    Timer {
+        tid: Tid,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Not started yet, or asleep.
+    Sleeping,
+    /// A wakeup is on its way.
+    Waking,
+    Runnable,
+    Running,
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    directive: usize,
+    index: u32,
+    role: Role,
+    cpu: u32,
+    eid: EntityId,
+    state: State,
+    started: bool,
+    allowed: Vec<u32>,
+    /// CPU work left in the current burst.
+    remaining: Nanos,
+    /// When the pending wakeup was asked for (latency start).
+    wake_stamp: Option<Nanos>,
+    slack: Nanos,
+    kernel: (u32, Nanos),
+    hist: LatencyHist,
+    wakeups: u64,
+    migrations: u64,
+    ran_ns: Nanos,
+}
+
+#[derive(Clone, Debug)]
+struct Cpu {
+    rq: Rq,
+    curr: Option<Tid>,
+    /// The running thread makes progress from here (after the switch cost).
+    run_start: Nanos,
+    /// Absolute end of the running burst.
+    burst_end: Nanos,
+    gen: u64,
+    hrtick_gen: u64,
+    busy_since: Option<Nanos>,
+    busy_ns: Nanos,
+    switches: u64,
+    /// Group entities of this CPU: (group entity, its queue).
+    groups: Vec<(EntityId, CfsRqId)>,
+    /// Thread owning each entity slot of this CPU's runqueue.
+    owner: Vec<Option<Tid>>,
+}
+
+#[derive(Clone, Debug)]
+struct Group {
+    shares: u64,
+    idle: bool,
+    /// Σ over CPUs of the group queue's load (for calc_group_shares).
+    load_total: u64,
+}
+
+/// A running simulation; `Clone` is a checkpoint.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    cfg: SimConfig,
+    q: EventQueue<Ev>,
+    cpus: Vec<Cpu>,
+    threads: Vec<Thread>,
+    groups: Vec<Group>,
+    pipes: Vec<Pipe>,
+    events: u64,
+    hb_messages: Vec<u64>,
+    hb_done: Vec<Option<Nanos>>,
+    hb_left: Vec<u64>,
+    sch_requests: Vec<u64>,
+    sch_hist: Vec<LatencyHist>,
+}
+
+impl Sim {
+    /// Builds the machine and its threads; nothing has run yet.
+    pub fn new(cfg: SimConfig) -> Sim {
+        let nr = cfg.nr_cpus.max(1);
+        let mut rng = SimRng::new(cfg.seed);
+        let mut rqcfg = RqConfig::new(cfg.features, nr, cfg.hz);
+        if let Some(b) = cfg.sysctl.base_slice_ns {
+            rqcfg.base_slice_ns = b;
+        }
+        if let Some(m) = cfg.sysctl.migration_cost_ns {
+            rqcfg.migration_cost_ns = m;
+        }
+        let groups: Vec<Group> = cfg
+            .groups
+            .iter()
+            .map(|g| Group {
+                shares: (u64::from(g.weight.clamp(1, 10_000)) * 1024 / 100).max(2),
+                idle: g.idle,
+                load_total: 0,
+            })
+            .collect();
+        let mut q = EventQueue::new();
+        let tick = rqcfg.tick_nsec;
+        let cpus: Vec<Cpu> = (0..nr)
+            .map(|c| {
+                let mut rq = Rq::new(rqcfg);
+                let gs = groups
+                    .iter()
+                    .map(|g| rq.create_group(CfsRqId::ROOT, g.shares, g.idle))
+                    .collect();
+                // The seed draws each CPU's tick phase.
+                let phase = rng.below(tick);
+                q.schedule(phase, Ev::Tick(c));
+                Cpu {
+                    rq,
+                    curr: None,
+                    run_start: 0,
+                    burst_end: 0,
+                    gen: 0,
+                    hrtick_gen: 0,
+                    busy_since: None,
+                    busy_ns: 0,
+                    switches: 0,
+                    groups: gs,
+                    owner: Vec::new(),
+                }
+            })
+            .collect();
+        let mut sim = Sim {
+            q,
+            cpus,
+            threads: Vec::new(),
+            groups,
+            pipes: Vec::new(),
+            events: 0,
+            hb_messages: vec![0; cfg.tasks.len()],
+            hb_done: vec![None; cfg.tasks.len()],
+            hb_left: vec![0; cfg.tasks.len()],
+            sch_requests: vec![0; cfg.tasks.len()],
+            sch_hist: vec![LatencyHist::new(); cfg.tasks.len()],
+            cfg,
+        };
+        sim.spawn_threads(&mut rng);
+        sim
+    }
+
+    fn spawn_threads(&mut self, rng: &mut SimRng) {
+        let nr = self.cpus.len() as u32;
+        let mut rr = 0u32;
+        let tick = self.cpus[0].rq.config.tick_nsec;
+        let specs = self.cfg.tasks.clone();
+        for (d, spec) in specs.iter().enumerate() {
+            let allowed: Vec<u32> = match &spec.cpus {
+                Some(c) => c.iter().copied().filter(|c| *c < nr).collect(),
+                None => (0..nr).collect(),
+            };
+            let allowed = if allowed.is_empty() {
+                (0..nr).collect()
+            } else {
+                allowed
+            };
+            let group = spec
+                .group
+                .as_ref()
+                .and_then(|g| self.cfg.groups.iter().position(|x| &x.path == g));
+            // (role, start offset window) for each thread of the directive.
+            let mut roles: Vec<(Role, Nanos)> = Vec::new();
+            match &spec.workload {
+                Workload::Timer { period_ns, run_ns } => {
+                    for _ in 0..spec.count.max(1) {
+                        let off = spec.start_ns + rng.below((*period_ns).max(1));
+                        roles.push((
+                            Role::Timer {
+                                period: (*period_ns).max(1),
+                                run: *run_ns,
+                                expiry: off,
+                            },
+                            off,
+                        ));
+                    }
+                }
+                Workload::Periodic {
+                    run_ns,
+                    sleep_ns,
+                    period_ns,
+                } => {
+                    let window = period_ns.unwrap_or(run_ns + sleep_ns).max(1);
+                    for _ in 0..spec.count.max(1) {
+                        let off = spec.start_ns + rng.below(window);
+                        roles.push((
+                            Role::Periodic {
+                                run: (*run_ns).max(1),
+                                sleep: *sleep_ns,
+                                period: *period_ns,
+                                activation: off,
+                            },
+                            off,
+                        ));
+                    }
+                }
+                Workload::Hog => {
+                    for _ in 0..spec.count.max(1) {
+                        roles.push((Role::Hog, spec.start_ns + rng.below(tick)));
+                    }
+                }
+                Workload::Hackbench {
+                    groups,
+                    fds,
+                    loops,
+                    send_ns,
+                    recv_ns,
+                    pipe_msgs,
+                    ..
+                } => {
+                    let fds = (*fds).max(1) as usize;
+                    let first_tid = self.threads.len();
+                    for _g in 0..(*groups).max(1) {
+                        let base = first_tid + roles.len();
+                        // Receivers come after the group's senders.
+                        let pipe_base = self.pipes.len();
+                        for r in 0..fds {
+                            self.pipes.push(Pipe {
+                                fill: 0,
+                                capacity: u64::from((*pipe_msgs).max(1)),
+                                reader: base + fds + r,
+                                reader_waiting: false,
+                                writers_waiting: Vec::new(),
+                                directive: d,
+                            });
+                        }
+                        let per_sender = if *loops == 0 {
+                            u64::MAX
+                        } else {
+                            loops * fds as u64
+                        };
+                        for _ in 0..fds {
+                            roles.push((
+                                Role::Sender {
+                                    pipes: (pipe_base..pipe_base + fds).collect(),
+                                    next: 0,
+                                    left: per_sender,
+                                    send: (*send_ns).max(1),
+                                    batch: 0,
+                                },
+                                spec.start_ns + rng.below(tick),
+                            ));
+                        }
+                        for r in 0..fds {
+                            roles.push((
+                                Role::Receiver {
+                                    pipe: pipe_base + r,
+                                    left: per_sender,
+                                    recv: (*recv_ns).max(1),
+                                    batch: 0,
+                                },
+                                spec.start_ns + rng.below(tick),
+                            ));
+                        }
+                    }
+                    self.hb_left[d] = if *loops == 0 {
+                        u64::MAX
+                    } else {
+                        roles.len() as u64
+                    };
+                }
+                Workload::Schbench {
+                    message_threads,
+                    workers,
+                    request_ns,
+                    sleep_ns,
+                } => {
+                    let first_tid = self.threads.len();
+                    for _m in 0..(*message_threads).max(1) {
+                        let base = first_tid + roles.len();
+                        let ws: Vec<Tid> =
+                            (1..=(*workers).max(1) as usize).map(|w| base + w).collect();
+                        roles.push((
+                            Role::Message {
+                                workers: ws.clone(),
+                                think: *sleep_ns,
+                            },
+                            spec.start_ns + rng.below(tick),
+                        ));
+                        for _ in ws {
+                            roles.push((
+                                Role::Worker {
+                                    request: (*request_ns).max(1),
+                                    asked: None,
+                                },
+                                FOREVER,
+                            ));
+                        }
+                    }
+                }
+            }
+            let kernel = spec.workload.kernel_profile();
+            for (i, (role, start)) in roles.into_iter().enumerate() {
+                // Round-robin initial placement over allowed CPUs.
+                let mut cpu = rr % nr;
+                for _ in 0..nr {
+                    if allowed.contains(&cpu) {
+                        break;
+                    }
+                    cpu = (cpu + 1) % nr;
+                }
+                rr = cpu + 1;
+                let q = match group {
+                    Some(g) => self.cpus[cpu as usize].groups[g].1,
+                    None => CfsRqId::ROOT,
+                };
+                let eid = self.cpus[cpu as usize].rq.create_task(
+                    q,
+                    LoadWeight::from_nice(spec.nice),
+                    spec.policy,
+                    spec.slice_ns,
+                );
+                let tid = self.threads.len();
+                let owner = &mut self.cpus[cpu as usize].owner;
+                if owner.len() <= eid.0 as usize {
+                    owner.resize(eid.0 as usize + 1, None);
+                }
+                owner[eid.0 as usize] = Some(tid);
+                let timer_like = matches!(role, Role::Timer { .. } | Role::Periodic { .. });
+                self.threads.push(Thread {
+                    directive: d,
+                    index: i as u32,
+                    role,
+                    cpu,
+                    eid,
+                    state: State::Sleeping,
+                    started: false,
+                    allowed: allowed.clone(),
+                    remaining: 0,
+                    wake_stamp: timer_like.then_some(start),
+                    slack: spec.slack(),
+                    kernel,
+                    hist: LatencyHist::new(),
+                    wakeups: 0,
+                    migrations: 0,
+                    ran_ns: 0,
+                });
+                if start < FOREVER {
+                    if timer_like {
+                        self.q
+                            .schedule(start + self.threads[tid].slack, Ev::Timer { tid });
+                    } else {
+                        self.q.schedule(
+                            start,
+                            Ev::Wake {
+                                tid,
+                                sync: false,
+                                from_task: true,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs until the configured duration and returns the result.
+    pub fn run(mut self) -> SimResult {
+        let end = self.cfg.duration_ns;
+        self.run_until(end);
+        self.finish(end)
+    }
+
+    /// Processes every event up to and including `t`.
+    pub fn run_until(&mut self, t: Nanos) {
+        while let Some(at) = self.q.peek_time() {
+            if at > t {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.events += 1;
+            self.handle(now, ev);
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn handle(&mut self, now: Nanos, ev: Ev) {
+        match ev {
+            Ev::Tick(c) => {
+                let tick = self.cpus[c as usize].rq.config.tick_nsec;
+                self.q.schedule(now + tick, Ev::Tick(c));
+                if self.cpus[c as usize].curr.is_none() {
+                    return; // NO_HZ idle: nothing to do.
+                }
+                let cpu = &mut self.cpus[c as usize];
+                cpu.rq.set_clock(now);
+                cpu.rq.task_tick(false);
+                // The tick upgrades a pending lazy request to a full one.
+                if cpu.rq.resched == Some(Resched::Lazy) && self.cfg.preempt == PreemptModel::Lazy {
+                    cpu.rq.resched = Some(Resched::Full);
+                }
+                self.honour_resched(c, now);
+            }
+            Ev::BurstEnd { cpu, gen } => {
+                if self.cpus[cpu as usize].gen != gen {
+                    return;
+                }
+                self.burst_end(cpu, now);
+            }
+            Ev::ReschedPoint { cpu, gen } => {
+                if self.cpus[cpu as usize].gen == gen
+                    && self.cpus[cpu as usize].rq.resched.is_some()
+                {
+                    self.switch(cpu, now);
+                }
+            }
+            Ev::HrTick { cpu, gen } => {
+                let c = &mut self.cpus[cpu as usize];
+                if c.hrtick_gen != gen || c.curr.is_none() {
+                    return;
+                }
+                c.rq.set_clock(now);
+                c.rq.task_tick(true);
+                self.honour_resched(cpu, now);
+            }
+            Ev::Timer { tid } => {
+                let wake = self.cfg.costs.wake_ns;
+                self.q.schedule(
+                    now + wake,
+                    Ev::Wake {
+                        tid,
+                        sync: false,
+                        from_task: false,
+                    },
+                );
+                self.threads[tid].state = State::Waking;
+            }
+            Ev::Wake {
+                tid,
+                sync,
+                from_task,
+            } => self.wake(tid, sync, from_task, now),
+        }
+    }
+
+    /// `select_task_rq` for the flat machine: the previous CPU.
+    fn select_cpu(&self, tid: Tid) -> u32 {
+        let t = &self.threads[tid];
+        if t.allowed.contains(&t.cpu) {
+            t.cpu
+        } else {
+            t.allowed[0]
+        }
+    }
+
+    /// One CPU's runqueue (read-only), for tests and the teaching view.
+    pub fn rq(&self, cpu: u32) -> &Rq {
+        &self.cpus[cpu as usize].rq
+    }
+
+    /// CPU time consumed so far by each thread, in creation order.
+    pub fn thread_runtimes(&self) -> Vec<Nanos> {
+        self.threads
+            .iter()
+            .map(|t| self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime)
+            .collect()
+    }
+
+    fn wake(&mut self, tid: Tid, sync: bool, from_task: bool, now: Nanos) {
+        let t = &self.threads[tid];
+        if matches!(t.state, State::Runnable | State::Running) {
+            return; // already awake: the wakeup is absorbed
+        }
+        let first = !t.started;
+        if t.wake_stamp.is_none() {
+            self.threads[tid].wake_stamp = Some(now);
+        }
+        let cpu = self.select_cpu(tid);
+        let t = &mut self.threads[tid];
+        t.state = State::Runnable;
+        t.started = true;
+        t.wakeups += u64::from(!first);
+        if t.remaining == 0 {
+            t.remaining = first_burst(&t.role);
+        }
+        let eid = t.eid;
+        self.plan_hackbench(tid);
+        let c = &mut self.cpus[cpu as usize];
+        c.rq.set_clock(now);
+        let delayed = c.rq.se(eid).on_rq;
+        let flags = if first {
+            EnqueueFlags::INITIAL
+        } else {
+            EnqueueFlags::WAKEUP
+        };
+        c.rq.enqueue_task(eid, flags);
+        self.update_group_share(cpu, tid);
+        let wf = WakeFlags {
+            sync,
+            fork: first,
+            rq_selected: !delayed,
+            from_task,
+        };
+        let c = &mut self.cpus[cpu as usize];
+        c.rq.wakeup_preempt(eid, wf);
+        self.arm_hrtick(cpu, now);
+        self.honour_resched(cpu, now);
+    }
+
+    /// Keeps the group entity's weight at `calc_group_shares` from queue
+    /// weights: tg_shares * load_here / Σ load (clamped to [2, tg_shares]).
+    fn update_group_share(&mut self, cpu: u32, tid: Tid) {
+        let d = self.threads[tid].directive;
+        let Some(g) = self.cfg.tasks[d]
+            .group
+            .as_ref()
+            .and_then(|p| self.cfg.groups.iter().position(|x| &x.path == p))
+        else {
+            return;
+        };
+        let total: u64 = self
+            .cpus
+            .iter()
+            .map(|c| c.rq.cfs(c.groups[g].1).load_weight)
+            .sum();
+        self.groups[g].load_total = total;
+        let c = &mut self.cpus[cpu as usize];
+        let (gse, gq) = c.groups[g];
+        let here = c.rq.cfs(gq).load_weight;
+        let shares = self.groups[g].shares;
+        let w = (shares * here)
+            .checked_div(total)
+            .map_or(shares, |w| w.clamp(2, shares));
+        if c.rq.se(gse).load.weight != w {
+            c.rq.reweight_entity(gse, LoadWeight::new(w));
+        }
+    }
+
+    /// Applies the preemption model to a pending reschedule on `cpu`.
+    fn honour_resched(&mut self, cpu: u32, now: Nanos) {
+        let c = &self.cpus[cpu as usize];
+        let Some(kind) = c.rq.resched else {
+            return;
+        };
+        let Some(tid) = c.curr else {
+            self.switch(cpu, now);
+            return;
+        };
+        let t = &self.threads[tid];
+        let in_kernel = {
+            let (pct, section) = t.kernel;
+            if pct == 0 || section == 0 || now < c.run_start {
+                0
+            } else {
+                let ran = t.ran_ns + (now - c.run_start);
+                let cycle = (section * 100 / u64::from(pct)).max(section);
+                let pos = ran % cycle;
+                section.saturating_sub(pos)
+            }
+        };
+        let delay = match self.cfg.preempt {
+            PreemptModel::Full => 0,
+            PreemptModel::Lazy if kind == Resched::Full => 0,
+            // Lazy: return to user (burst end) or the next tick.
+            PreemptModel::Lazy => return,
+            PreemptModel::None => in_kernel,
+            PreemptModel::Voluntary => in_kernel.min(COND_RESCHED_NS),
+        };
+        if delay == 0 {
+            self.switch(cpu, now);
+        } else {
+            let gen = self.cpus[cpu as usize].gen;
+            self.q.schedule(now + delay, Ev::ReschedPoint { cpu, gen });
+        }
+    }
+
+    fn arm_hrtick(&mut self, cpu: u32, now: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        if let Some(rem) = c.rq.hrtick_remaining() {
+            c.hrtick_gen += 1;
+            let gen = c.hrtick_gen;
+            self.q.schedule(now + rem, Ev::HrTick { cpu, gen });
+        }
+    }
+
+    /// Stops the running thread's progress at `now`.
+    fn account_running(&mut self, cpu: u32, now: Nanos) {
+        let c = &self.cpus[cpu as usize];
+        if let Some(tid) = c.curr {
+            let progressed = now
+                .saturating_sub(c.run_start)
+                .min(c.burst_end.saturating_sub(c.run_start));
+            let t = &mut self.threads[tid];
+            t.ran_ns += progressed;
+            if t.remaining < FOREVER {
+                t.remaining = t.remaining.saturating_sub(progressed);
+            }
+            let c = &mut self.cpus[cpu as usize];
+            c.run_start = c.run_start.max(now);
+        }
+    }
+
+    /// `schedule()` on `cpu`: pick, switch, start the next burst.
+    fn switch(&mut self, cpu: u32, now: Nanos) {
+        self.account_running(cpu, now);
+        let c = &mut self.cpus[cpu as usize];
+        c.rq.set_clock(now);
+        let out = c.rq.pick_next_task();
+        c.gen += 1;
+        let prev = c.curr;
+        let next_tid = out.next.map(|e| self.tid_of(cpu, e));
+        if let Some(p) = prev {
+            if Some(p) != next_tid && self.threads[p].state == State::Running {
+                self.threads[p].state = State::Runnable;
+            }
+        }
+        let c = &mut self.cpus[cpu as usize];
+        match (c.busy_since, next_tid) {
+            (Some(s), None) => {
+                c.busy_ns += now - s;
+                c.busy_since = None;
+            }
+            (None, Some(_)) => c.busy_since = Some(now),
+            _ => {}
+        }
+        c.curr = next_tid;
+        let Some(tid) = next_tid else {
+            return;
+        };
+        let switched = prev != Some(tid);
+        let cost = if switched {
+            c.switches += 1;
+            self.cfg.costs.switch_ns
+        } else {
+            0
+        };
+        let c = &mut self.cpus[cpu as usize];
+        let start = if switched {
+            now + cost
+        } else {
+            c.run_start.max(now)
+        };
+        c.run_start = start;
+        let t = &mut self.threads[tid];
+        t.state = State::Running;
+        if let Some(stamp) = t.wake_stamp.take() {
+            t.hist.record(start.saturating_sub(stamp));
+        }
+        let end = if t.remaining >= FOREVER {
+            FOREVER
+        } else {
+            start + t.remaining
+        };
+        let c = &mut self.cpus[cpu as usize];
+        c.burst_end = end;
+        let gen = c.gen;
+        if end < FOREVER {
+            self.q.schedule(end, Ev::BurstEnd { cpu, gen });
+        }
+        self.arm_hrtick(cpu, now);
+    }
+
+    fn tid_of(&self, cpu: u32, eid: EntityId) -> Tid {
+        self.cpus[cpu as usize].owner[eid.0 as usize].expect("picked entity belongs to a thread")
+    }
+
+    /// After a wakeup, a hackbench thread plans its first batch at once
+    /// (a sender: messages until a full pipe; a receiver: what is there).
+    fn plan_hackbench(&mut self, tid: Tid) {
+        match self.threads[tid].role.clone() {
+            Role::Sender {
+                pipes,
+                next,
+                left,
+                send,
+                ..
+            } => {
+                let n = self.sender_batch(&pipes, next, left);
+                self.threads[tid].remaining = n.max(1) * send;
+                self.threads[tid].role = Role::Sender {
+                    pipes,
+                    next,
+                    left,
+                    send,
+                    batch: n,
+                };
+            }
+            Role::Receiver {
+                pipe, left, recv, ..
+            } => {
+                let n = self.pipes[pipe].fill.min(left);
+                self.threads[tid].remaining = n.max(1) * recv;
+                self.threads[tid].role = Role::Receiver {
+                    pipe,
+                    left,
+                    recv,
+                    batch: n,
+                };
+            }
+            _ => {}
+        }
+    }
+
+    /// Messages a sender can write from receiver `next` on before it
+    /// meets a full pipe (at most one pipe's capacity).
+    fn sender_batch(&self, pipes: &[usize], next: usize, left: u64) -> u64 {
+        let cap = self.pipes[pipes[0]].capacity;
+        let rounds = (0..pipes.len())
+            .map(|k| {
+                let p = pipes[(next + k) % pipes.len()];
+                let free = self.pipes[p].capacity - self.pipes[p].fill.min(self.pipes[p].capacity);
+                // Messages possible until this pipe blocks: it takes one
+                // per full round, the k-th receiver is reached at index k.
+                free * pipes.len() as u64 + k as u64
+            })
+            .min()
+            .unwrap_or(0);
+        rounds.min(left).min(cap)
+    }
+
+    /// The running thread finished its burst: advance its workload.
+    fn burst_end(&mut self, cpu: u32, now: Nanos) {
+        self.account_running(cpu, now);
+        let tid = self.cpus[cpu as usize]
+            .curr
+            .expect("burst end on a busy CPU");
+        self.threads[tid].remaining = 0;
+        let next = self.advance(tid, now);
+        match next {
+            Some(burst) => {
+                // Continue running; a pending reschedule is honoured on the
+                // way back to user space.
+                self.threads[tid].remaining = burst;
+                let c = &mut self.cpus[cpu as usize];
+                c.gen += 1;
+                let gen = c.gen;
+                c.run_start = now;
+                c.burst_end = now + burst;
+                self.q.schedule(now + burst, Ev::BurstEnd { cpu, gen });
+                if self.cpus[cpu as usize].rq.resched.is_some() {
+                    self.switch(cpu, now);
+                }
+            }
+            None => {
+                // Sleep: dequeue and schedule.
+                let eid = self.threads[tid].eid;
+                self.threads[tid].state = State::Sleeping;
+                let c = &mut self.cpus[cpu as usize];
+                c.rq.set_clock(now);
+                c.rq.dequeue_task(eid, DequeueFlags::SLEEP);
+                self.update_group_share(cpu, tid);
+                self.switch(cpu, now);
+            }
+        }
+    }
+
+    /// Advances a thread's workload at the end of a burst. Returns the
+    /// next burst to run at once, or `None` if the thread sleeps (its
+    /// wakeup, if timed, is scheduled here).
+    fn advance(&mut self, tid: Tid, now: Nanos) -> Option<Nanos> {
+        let slack = self.threads[tid].slack;
+        let wake_cost = self.cfg.costs.wake_ns;
+        match self.threads[tid].role.clone() {
+            Role::Hog => Some(FOREVER),
+            Role::Timer {
+                period,
+                run,
+                expiry,
+            } => {
+                let mut next = expiry + period;
+                if next <= now {
+                    // Overrun: clock_nanosleep on a past time returns at once.
+                    next = now;
+                }
+                self.threads[tid].role = Role::Timer {
+                    period,
+                    run,
+                    expiry: next,
+                };
+                self.threads[tid].wake_stamp = Some(next);
+                self.q.schedule(next.max(now) + slack, Ev::Timer { tid });
+                let _ = run;
+                None
+            }
+            Role::Periodic {
+                run,
+                sleep,
+                period,
+                activation,
+            } => {
+                let next = match period {
+                    Some(p) => (activation + p).max(now),
+                    None => now + sleep,
+                };
+                self.threads[tid].role = Role::Periodic {
+                    run,
+                    sleep,
+                    period,
+                    activation: next,
+                };
+                self.threads[tid].wake_stamp = Some(next);
+                self.q.schedule(next + slack, Ev::Timer { tid });
+                None
+            }
+            Role::Sender {
+                pipes,
+                mut next,
+                mut left,
+                send,
+                batch,
+            } => {
+                // Deliver the messages written by the finished burst.
+                let mut wrote = 0;
+                while wrote < batch {
+                    let p = pipes[next];
+                    if self.pipes[p].fill >= self.pipes[p].capacity {
+                        break;
+                    }
+                    self.pipes[p].fill += 1;
+                    if self.pipes[p].reader_waiting {
+                        self.pipes[p].reader_waiting = false;
+                        let reader = self.pipes[p].reader;
+                        self.q.schedule(
+                            now + wake_cost,
+                            Ev::Wake {
+                                tid: reader,
+                                sync: true,
+                                from_task: true,
+                            },
+                        );
+                    }
+                    next = (next + 1) % pipes.len();
+                    wrote += 1;
+                }
+                if left != u64::MAX {
+                    left -= wrote;
+                }
+                let d = self.threads[tid].directive;
+                self.hb_messages[d] += wrote;
+                let pending_retry = batch - wrote;
+                if left == 0 {
+                    self.threads[tid].role = Role::Sender {
+                        pipes,
+                        next,
+                        left,
+                        send,
+                        batch: 0,
+                    };
+                    self.hackbench_thread_done(d, now);
+                    return None;
+                }
+                // Plan the next burst: messages until a full pipe.
+                let n = self.sender_batch(&pipes, next, left);
+                let _ = pending_retry;
+                let blocked_on = pipes[next];
+                self.threads[tid].role = Role::Sender {
+                    pipes,
+                    next,
+                    left,
+                    send,
+                    batch: n,
+                };
+                if n == 0 {
+                    // Pipe full: sleep until the reader makes room.
+                    self.pipes[blocked_on].writers_waiting.push(tid);
+                    return None;
+                }
+                Some(n * send)
+            }
+            Role::Receiver {
+                pipe,
+                mut left,
+                recv,
+                batch,
+            } => {
+                let got = batch.min(self.pipes[pipe].fill);
+                self.pipes[pipe].fill -= got;
+                if left != u64::MAX {
+                    left -= got.min(left);
+                }
+                if got > 0 {
+                    let waiters = std::mem::take(&mut self.pipes[pipe].writers_waiting);
+                    for w in waiters {
+                        self.q.schedule(
+                            now + wake_cost,
+                            Ev::Wake {
+                                tid: w,
+                                sync: true,
+                                from_task: true,
+                            },
+                        );
+                    }
+                }
+                let d = self.threads[tid].directive;
+                if left == 0 {
+                    self.threads[tid].role = Role::Receiver {
+                        pipe,
+                        left,
+                        recv,
+                        batch: 0,
+                    };
+                    self.hackbench_thread_done(d, now);
+                    return None;
+                }
+                let n = self.pipes[pipe].fill.min(left);
+                self.threads[tid].role = Role::Receiver {
+                    pipe,
+                    left,
+                    recv,
+                    batch: n,
+                };
+                if n == 0 {
+                    self.pipes[pipe].reader_waiting = true;
+                    return None;
+                }
+                Some(n * recv)
+            }
+            Role::Message { workers, think } => {
+                // The burst that ends here was the fan-out: wake them all.
+                for w in &workers {
+                    if self.threads[*w].state == State::Sleeping {
+                        if let Role::Worker { request, .. } = self.threads[*w].role {
+                            self.threads[*w].role = Role::Worker {
+                                request,
+                                asked: Some(now),
+                            };
+                        }
+                        self.q.schedule(
+                            now + wake_cost,
+                            Ev::Wake {
+                                tid: *w,
+                                sync: false,
+                                from_task: true,
+                            },
+                        );
+                        self.threads[*w].state = State::Waking;
+                        self.threads[*w].wake_stamp = Some(now);
+                    }
+                }
+                self.threads[tid].wake_stamp = Some(now + think);
+                self.q.schedule(now + think + slack, Ev::Timer { tid });
+                None
+            }
+            Role::Worker { request, asked } => {
+                let d = self.threads[tid].directive;
+                if let Some(a) = asked {
+                    self.sch_requests[d] += 1;
+                    self.sch_hist[d].record(now - a);
+                }
+                self.threads[tid].role = Role::Worker {
+                    request,
+                    asked: None,
+                };
+                None
+            }
+        }
+    }
+
+    fn hackbench_thread_done(&mut self, d: usize, now: Nanos) {
+        if self.hb_left[d] != u64::MAX && self.hb_left[d] > 0 {
+            self.hb_left[d] -= 1;
+            if self.hb_left[d] == 0 {
+                self.hb_done[d] = Some(now);
+            }
+        }
+    }
+
+    /// Collects the result at time `end`.
+    pub fn finish(mut self, end: Nanos) -> SimResult {
+        for c in 0..self.cpus.len() {
+            self.account_running(c as u32, end);
+            let cpu = &mut self.cpus[c];
+            cpu.rq.set_clock(end);
+            cpu.rq.update_curr_all();
+            if let Some(s) = cpu.busy_since {
+                cpu.busy_ns += end.saturating_sub(s);
+            }
+        }
+        let mut tasks = Vec::new();
+        let mut by_name: Vec<(NameResult, LatencyHist)> = self
+            .cfg
+            .tasks
+            .iter()
+            .map(|t| {
+                (
+                    NameResult {
+                        name: t.name.clone(),
+                        tasks: 0,
+                        cpu_ns: 0,
+                        latency: Default::default(),
+                    },
+                    LatencyHist::new(),
+                )
+            })
+            .collect();
+        for t in &self.threads {
+            let cpu_ns = self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime;
+            let name = format!("{}.{}", self.cfg.tasks[t.directive].name, t.index);
+            tasks.push(TaskResult {
+                name,
+                directive: t.directive,
+                role: t.role.name(),
+                cpu_ns,
+                wakeups: t.wakeups,
+                migrations: t.migrations,
+                latency: t.hist.stats(),
+            });
+            let (n, h) = &mut by_name[t.directive];
+            n.tasks += 1;
+            n.cpu_ns += cpu_ns;
+            h.merge(&t.hist);
+        }
+        let by_name = by_name
+            .into_iter()
+            .map(|(mut n, h)| {
+                n.latency = h.stats();
+                n
+            })
+            .collect();
+        let cpus: Vec<CpuResult> = self
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| CpuResult {
+                cpu: i as u32,
+                busy_ns: c.busy_ns,
+                switches: c.switches,
+            })
+            .collect();
+        let totals = Totals {
+            switches: cpus.iter().map(|c| c.switches).sum(),
+            migrations: self.threads.iter().map(|t| t.migrations).sum(),
+            wakeups: self.threads.iter().map(|t| t.wakeups).sum(),
+        };
+        let secs = end as f64 / 1e9;
+        let mut hackbench = Vec::new();
+        let mut schbench = Vec::new();
+        for (d, spec) in self.cfg.tasks.iter().enumerate() {
+            match spec.workload {
+                Workload::Hackbench { .. } => hackbench.push(HackbenchResult {
+                    name: spec.name.clone(),
+                    messages: self.hb_messages[d],
+                    completion_ns: self.hb_done[d],
+                    throughput: if secs > 0.0 {
+                        self.hb_messages[d] as f64 / secs
+                    } else {
+                        0.0
+                    },
+                }),
+                Workload::Schbench { .. } => schbench.push(SchbenchResult {
+                    name: spec.name.clone(),
+                    requests: self.sch_requests[d],
+                    rps: if secs > 0.0 {
+                        self.sch_requests[d] as f64 / secs
+                    } else {
+                        0.0
+                    },
+                    request_latency: self.sch_hist[d].stats(),
+                }),
+                _ => {}
+            }
+        }
+        SimResult {
+            sim_ns: end,
+            events: self.events,
+            by_name,
+            tasks,
+            cpus,
+            totals,
+            hackbench,
+            schbench,
+        }
+    }
+}
+
+/// The first burst of a thread when it starts.
+fn first_burst(role: &Role) -> Nanos {
+    match role {
+        Role::Hog => FOREVER,
+        Role::Timer { run, .. } => (*run).max(1),
+        Role::Periodic { run, .. } => (*run).max(1),
+        // Senders and receivers plan their batches at the first burst end.
+        Role::Sender { send, .. } => *send,
+        Role::Receiver { recv, .. } => *recv,
+        Role::Message { workers, .. } => SCHBENCH_WAKE_CPU_NS * workers.len() as u64,
+        Role::Worker { request, .. } => *request,
+    }
+}
+
+/// Runs a configuration to its end.
+pub fn simulate(cfg: SimConfig) -> SimResult {
+    Sim::new(cfg).run()
+}

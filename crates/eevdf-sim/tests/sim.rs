@@ -1,0 +1,260 @@
+//! What one CPU can show (issue "Simulator" item 7) and the long-run
+//! invariants 10 and 11 of spec §14, on short runs.
+
+use eevdf_core::{FeatureSet, Policy, Profile};
+use eevdf_sim::{simulate, Costs, GroupSpec, SimConfig, SimResult, TaskSpec, Workload};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+fn cfg(cpus: u32, hz: u32, secs: u64, tokens: &[&str]) -> SimConfig {
+    let mut fs = FeatureSet::new(Profile::V7_1);
+    for t in tokens {
+        fs.apply(t).unwrap();
+    }
+    SimConfig {
+        nr_cpus: cpus,
+        hz,
+        features: fs.features,
+        profile: fs.profile,
+        duration_ns: secs * S,
+        costs: Costs::default(),
+        ..SimConfig::default()
+    }
+}
+
+fn hog(name: &str, nice: i32, slice: Option<u64>) -> TaskSpec {
+    let mut t = TaskSpec::new(name, Workload::Hog);
+    t.nice = nice;
+    t.slice_ns = slice;
+    t
+}
+
+fn timer(name: &str, period: u64, slice: Option<u64>) -> TaskSpec {
+    let mut t = TaskSpec::new(
+        name,
+        Workload::Timer {
+            period_ns: period,
+            run_ns: 20_000,
+        },
+    );
+    t.slice_ns = slice;
+    t
+}
+
+fn share(r: &SimResult, name: &str) -> f64 {
+    let n = r.by_name.iter().find(|n| n.name == name).unwrap();
+    n.cpu_ns as f64 / r.sim_ns as f64
+}
+
+fn p99_us(r: &SimResult, name: &str) -> f64 {
+    r.by_name
+        .iter()
+        .find(|n| n.name == name)
+        .unwrap()
+        .latency
+        .p99 as f64
+        / 1000.0
+}
+
+#[test]
+fn shares_follow_weights_not_slices() {
+    let mut c = cfg(1, 1000, 5, &[]);
+    c.tasks = vec![hog("a", 0, None), hog("b", 5, None)];
+    let r = simulate(c);
+    assert!(
+        (share(&r, "a") - 0.7535).abs() < 0.01,
+        "a {}",
+        share(&r, "a")
+    );
+    assert!(
+        (share(&r, "b") - 0.2465).abs() < 0.01,
+        "b {}",
+        share(&r, "b")
+    );
+
+    let mut c = cfg(1, 1000, 5, &[]);
+    c.tasks = vec![hog("short", 0, Some(MS / 2)), hog("long", 0, Some(20 * MS))];
+    let r = simulate(c);
+    assert!(
+        (share(&r, "short") - 0.5).abs() < 0.01,
+        "short {}",
+        share(&r, "short")
+    );
+}
+
+#[test]
+fn service_error_stays_bounded() {
+    // Invariant 10/11: |service_i(T) - T*w_i/W| stays bounded (by about a
+    // slice plus a tick), not growing with T.
+    let mut c = cfg(1, 1000, 20, &[]);
+    c.costs = Costs {
+        switch_ns: 0,
+        wake_ns: 0,
+        migrate_ns: 0,
+    };
+    c.tasks = vec![
+        hog("a", 0, Some(3 * MS)),
+        hog("b", 2, None),
+        hog("c", -3, Some(MS)),
+    ];
+    let weights = [1024f64, 655.0, 1991.0];
+    let total: f64 = weights.iter().sum();
+    let mut sim = eevdf_sim::Sim::new(c);
+    let mut worst = [0f64; 2];
+    for step in 1..=20u64 {
+        let t = step * S;
+        sim.run_until(t);
+        let run = sim.thread_runtimes();
+        let elapsed: f64 = run.iter().map(|r| *r as f64).sum();
+        for (i, w) in weights.iter().enumerate() {
+            let err = (run[i] as f64 - elapsed * w / total).abs();
+            let half = usize::from(step > 10);
+            worst[half] = worst[half].max(err);
+        }
+    }
+    // Bounded by max slice + tick (3 ms + 1 ms) with margin, and the
+    // second half is not worse than the first by more than a tick.
+    assert!(worst[1] < 6.0 * MS as f64, "error {:?}", worst);
+    assert!(worst[1] <= worst[0] + MS as f64, "error grows {:?}", worst);
+}
+
+#[test]
+fn switch_rate_follows_slice_and_hz() {
+    let rate = |hz: u32, slice: Option<u64>| {
+        let mut c = cfg(1, hz, 2, &[]);
+        c.tasks = vec![hog("a", 0, slice), hog("b", 0, slice)];
+        let r = simulate(c);
+        r.totals.switches as f64 / 2.0
+    };
+    // Base slice 0.70 ms on one CPU: every tick ends a request.
+    let r1000 = rate(1000, None);
+    let r250 = rate(250, None);
+    let r_long = rate(1000, Some(10 * MS));
+    assert!((r1000 - 1000.0).abs() < 50.0, "HZ=1000: {r1000}/s");
+    assert!((r250 - 250.0).abs() < 20.0, "HZ=250: {r250}/s");
+    assert!((r_long - 100.0).abs() < 15.0, "10 ms slices: {r_long}/s");
+}
+
+#[test]
+fn preempt_short_gives_short_slices_low_latency() {
+    let run = |tokens: &[&str], ct_slice: u64| {
+        let mut c = cfg(1, 250, 10, tokens);
+        // rt-app competitors (0/8 series, T4): they wake with positive
+        // lag, so the running one is eligible and protected. (Against
+        // pure hogs the running hog is soon ineligible, and a waking
+        // cyclictest preempts it whatever the rules.)
+        let mut rt = TaskSpec::new(
+            "rt",
+            Workload::Periodic {
+                run_ns: 8_177_000,
+                sleep_ns: 17_777_000,
+                period_ns: None,
+            },
+        );
+        rt.slice_ns = Some(16 * MS);
+        rt.count = 2;
+        c.tasks = vec![timer("ct", 3_777_000, Some(ct_slice)), rt];
+        p99_us(&simulate(c), "ct")
+    };
+    let short = run(&[], 8 * MS);
+    let no_short = run(&["NO_PREEMPT_SHORT"], 8 * MS);
+    let equal = run(&[], 16 * MS);
+    let no_parity = run(&["NO_RUN_TO_PARITY"], 16 * MS);
+    // Floor: slack 50 us + wake 5 us + switch 2 us.
+    assert!(short < 100.0, "PREEMPT_SHORT p99 {short} us");
+    // Without it, curr's protection (up to its 8.2 ms run) bounds the wait.
+    assert!(
+        no_short > 1000.0 && no_short < 8_300.0,
+        "NO_PREEMPT_SHORT p99 {no_short} us"
+    );
+    assert!(
+        equal > 1000.0 && equal < 8_300.0,
+        "equal slices p99 {equal} us"
+    );
+    // NO_RUN_TO_PARITY: a 0.7 ms quantum, detected at the next 4 ms tick.
+    assert!(
+        no_parity < equal && no_parity < 4_100.0,
+        "NO_RUN_TO_PARITY p99 {no_parity} us"
+    );
+}
+
+#[test]
+fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
+    // T1's mechanism (seed 000): hackbench in /test-A, cyclictest in
+    // /test-B with a shorter slice.
+    let run = |tokens: &[&str]| {
+        let mut c = cfg(1, 250, 10, tokens);
+        c.groups = vec![
+            GroupSpec {
+                path: "/test-A".into(),
+                weight: 100,
+                idle: false,
+            },
+            GroupSpec {
+                path: "/test-B".into(),
+                weight: 100,
+                idle: false,
+            },
+        ];
+        let mut hb = TaskSpec::new(
+            "hb",
+            Workload::Hackbench {
+                groups: 1,
+                fds: 4,
+                threads: true,
+                pipe: true,
+                loops: 0,
+                send_ns: 2_000,
+                recv_ns: 2_000,
+                pipe_msgs: 655,
+            },
+        );
+        hb.slice_ns = Some(20 * MS);
+        hb.group = Some("/test-A".into());
+        let mut ct = timer("ct", 2_777_000, Some(8 * MS));
+        ct.group = Some("/test-B".into());
+        c.tasks = vec![hb, ct];
+        let r = simulate(c);
+        (p99_us(&r, "ct"), r.by_name[1].latency.p99_9 as f64 / 1000.0)
+    };
+    let (p99_fixed, _) = run(&[]);
+    let (p99_buggy, _) = run(&["NO_PS_CLEAR_BUDDY"]);
+    // 6.19's check also skipped the delayed dequeue (T2's fix).
+    let (p99_v5, _) = run(&["NO_PS_CLEAR_BUDDY", "NB_MODE=mel_v5"]);
+    assert!(p99_fixed < 100.0, "fixed {p99_fixed} us");
+    assert!(
+        p99_buggy > 3.0 * p99_fixed,
+        "buggy {p99_buggy} us vs fixed {p99_fixed} us"
+    );
+    assert!(
+        p99_v5 > p99_buggy,
+        "6.19 form {p99_v5} us vs {p99_buggy} us"
+    );
+}
+
+#[test]
+fn same_seed_same_result_other_seed_other_phases() {
+    let mk = |seed| {
+        let mut c = cfg(2, 250, 2, &[]);
+        c.seed = seed;
+        let mut b = TaskSpec::new(
+            "hb",
+            Workload::Hackbench {
+                groups: 1,
+                fds: 4,
+                threads: true,
+                pipe: true,
+                loops: 0,
+                send_ns: 2_000,
+                recv_ns: 3_000,
+                pipe_msgs: 32,
+            },
+        );
+        b.policy = Policy::Normal;
+        c.tasks = vec![timer("ct", 1_000_000, None), b, hog("h", 0, None)];
+        format!("{:?}", simulate(c))
+    };
+    assert_eq!(mk(7), mk(7));
+    assert_ne!(mk(7), mk(8));
+}
