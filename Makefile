@@ -39,6 +39,7 @@ test-native:
 # Benchmarks in their quick test mode only (each runs once).
 bench-quick:
 	cargo bench --locked -p eevdf-core --bench engine -- --test
+	cargo bench --locked -p eevdf-sim --bench sim -- --test
 
 # Nothing wasm-hostile may creep into the crates the web app uses.
 check-wasm:
