@@ -1,14 +1,19 @@
 //! The `eevdf` command: run eevdf-playground scenarios headless from a terminal or CI.
 //!
 //! Exit codes are a contract (README "CLI"): 0 success, 1 a run failed,
-//! 2 bad command line or bad input (with `line:column: message (hint)`).
+//! 2 bad command line or bad input (one line: `error: ...` with
+//! `line:column: message (hint: ...)`). No command panics on any input.
 
 #![forbid(unsafe_code)]
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use eevdf_scenario::scenario::Scenario;
+use eevdf_scenario::{presets, report, ParseError};
+use eevdf_sim::{Sim, SimResult};
 
 /// Exit code for bad input (matches clap's own usage-error code).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -24,8 +29,70 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// A human-readable summary.
+    Text,
+    /// One JSON object, schema `eevdf.result.v1`.
+    Json,
+    /// LKML pipe-style latency table.
+    Lkml,
+    /// cyclictest's `-h 20000 -q` histogram block (timer tasks).
+    Cyclictest,
+    /// schbench's wakeup-latency percentile block, per task name.
+    Schbench,
+}
+
+#[derive(Debug, clap::Args)]
+struct Overrides {
+    /// Replace a top-level directive, e.g. `hz=1000`, `kernel=v6.19-rc1`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Feature tokens applied over the scenario's (a debugfs line or list).
+    #[arg(long, value_name = "LINE")]
+    features: Option<String>,
+    /// Seed for tick phases and start offsets.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Simulated duration, e.g. `10s`, `500ms`.
+    #[arg(long)]
+    duration: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a scenario (a file, `-` for stdin, or a preset name).
+    Run {
+        scenario: String,
+        #[command(flatten)]
+        over: Overrides,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Validate a scenario and print its canonical text.
+    Check {
+        scenario: String,
+        #[command(flatten)]
+        over: Overrides,
+        /// Print the effective debugfs features line instead.
+        #[arg(long)]
+        print_features: bool,
+    },
+    /// Run A and B and print the LKML table with percent deltas. Either
+    /// one scenario with `--a-features`/`--b-features`, or two scenarios.
+    Compare {
+        scenario: String,
+        /// A second scenario (B); without it B is the first one.
+        scenario_b: Option<String>,
+        #[arg(long, value_name = "LINE")]
+        a_features: Option<String>,
+        #[arg(long, value_name = "LINE")]
+        b_features: Option<String>,
+        #[command(flatten)]
+        over: Overrides,
+    },
+    /// List the built-in scenarios.
+    Presets,
     /// Apply a pasted debugfs features line (or tokens) over a kernel
     /// profile; print the effective debugfs line and the canonical tokens.
     Features {
@@ -43,41 +110,268 @@ enum Command {
     },
 }
 
+/// A user-facing failure: printed as one `error:` line, exit 2.
+struct BadInput(String);
+
+impl BadInput {
+    fn parse(source: &str, e: ParseError) -> Self {
+        if e.line == 0 {
+            BadInput(format!("{source}: {}", e.message_with_hint()))
+        } else {
+            BadInput(format!("{source}:{e}"))
+        }
+    }
+}
+
+trait MessageWithHint {
+    fn message_with_hint(&self) -> String;
+}
+
+impl MessageWithHint for ParseError {
+    fn message_with_hint(&self) -> String {
+        if self.hint.is_empty() {
+            format!("column {}: {}", self.column, self.message)
+        } else {
+            format!(
+                "column {}: {} (hint: {})",
+                self.column, self.message, self.hint
+            )
+        }
+    }
+}
+
+fn read_input(arg: &str) -> Result<(String, String), BadInput> {
+    const MAX: u64 = 1 << 20;
+    if arg == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .take(MAX)
+            .read_to_string(&mut s)
+            .map_err(|e| BadInput(format!("stdin: {e}")))?;
+        return Ok(("<stdin>".into(), s));
+    }
+    let path = std::path::Path::new(arg);
+    if path.exists() {
+        let meta = std::fs::metadata(path).map_err(|e| BadInput(format!("{arg}: {e}")))?;
+        if meta.len() > MAX {
+            return Err(BadInput(format!(
+                "{arg}: {} bytes is too large for a scenario",
+                meta.len()
+            )));
+        }
+        let s = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{arg}: {e}")))?;
+        return Ok((arg.to_string(), s));
+    }
+    if let Some(p) = presets::preset(arg) {
+        return Ok((format!("preset {arg}"), p.text.to_string()));
+    }
+    Err(BadInput(format!(
+        "{arg}: no such file or preset (hint: `eevdf presets` lists the presets)"
+    )))
+}
+
+fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
+    let (source, text) = read_input(arg)?;
+    let mut sc = Scenario::parse(&text).map_err(|e| BadInput::parse(&source, e))?;
+    for kv in &over.set {
+        sc.set(kv)
+            .map_err(|e| BadInput::parse(&format!("--set {kv}"), e))?;
+    }
+    if let Some(f) = &over.features {
+        sc.apply_features(f)
+            .map_err(|e| BadInput::parse("--features", e))?;
+    }
+    if let Some(seed) = over.seed {
+        sc.set(&format!("seed={seed}"))
+            .map_err(|e| BadInput::parse("--seed", e))?;
+    }
+    if let Some(d) = &over.duration {
+        sc.set(&format!("duration={d}"))
+            .map_err(|e| BadInput::parse("--duration", e))?;
+    }
+    Ok(sc)
+}
+
+/// Runs a scenario, with a progress bar on a terminal once the run has
+/// taken more than a second.
+fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
+    let mut sim = Sim::new(sc.sim.clone());
+    let end = sim.duration();
+    let steps = 200u64;
+    let started = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    for i in 1..=steps {
+        sim.run_until(end / steps * i);
+        if tty && bar.is_none() && started.elapsed() > Duration::from_secs(1) {
+            let b = indicatif::ProgressBar::new(steps);
+            b.set_message("simulating");
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(i);
+        }
+    }
+    sim.run_until(end);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let hists = sim.histograms();
+    (sim.finish(end), hists)
+}
+
+fn run(scenario: &str, over: &Overrides, format: Format) -> Result<(), BadInput> {
+    let sc = load(scenario, over)?;
+    let (r, hists) = run_sim(&sc);
+    let out = match format {
+        Format::Text => report::text(&r),
+        Format::Json => report::json(&sc.to_text(), &r),
+        Format::Lkml => report::lkml(&r, &sc.features.profile.to_string()),
+        Format::Cyclictest => {
+            let threads: Vec<Vec<(u64, u64)>> = r
+                .tasks
+                .iter()
+                .zip(hists)
+                .filter(|(t, _)| t.role == "timer")
+                .map(|(_, h)| h)
+                .collect();
+            if threads.is_empty() {
+                return Err(BadInput(
+                    "--format cyclictest: the scenario has no timer task".into(),
+                ));
+            }
+            report::cyclictest(&threads, 20_000)
+        }
+        Format::Schbench => r
+            .by_name
+            .iter()
+            .filter(|n| n.latency.samples > 0)
+            .map(|n| {
+                report::schbench_block(
+                    &format!("{} Wakeup Latencies percentiles (usec)", n.name),
+                    &n.latency,
+                    r.sim_ns / 1_000_000_000,
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(""),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+fn check(scenario: &str, over: &Overrides, print_features: bool) -> Result<(), BadInput> {
+    let sc = load(scenario, over)?;
+    if print_features {
+        println!("{}", sc.features.debugfs_line().trim_end());
+    } else {
+        print!("{}", sc.to_text());
+    }
+    Ok(())
+}
+
+fn compare(
+    a: &str,
+    b: Option<&str>,
+    a_features: Option<&str>,
+    b_features: Option<&str>,
+    over: &Overrides,
+) -> Result<(), BadInput> {
+    let mut sa = load(a, over)?;
+    let mut sb = load(b.unwrap_or(a), over)?;
+    if let Some(f) = a_features {
+        sa.apply_features(f)
+            .map_err(|e| BadInput::parse("--a-features", e))?;
+    }
+    if let Some(f) = b_features {
+        sb.apply_features(f)
+            .map_err(|e| BadInput::parse("--b-features", e))?;
+    }
+    let label = |sc: &Scenario, f: Option<&str>, dflt: &str| match f {
+        Some(f) => f
+            .split([' ', ','])
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => {
+            let t = sc.features.canonical_tokens().join(" ");
+            if t.is_empty() {
+                dflt.to_string()
+            } else {
+                t
+            }
+        }
+    };
+    let la = label(&sa, a_features, &sa.features.profile.to_string());
+    let lb = label(&sb, b_features, &sb.features.profile.to_string());
+    let (ra, _) = run_sim(&sa);
+    let (rb, _) = run_sim(&sb);
+    print!(
+        "{}",
+        report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
+    );
+    Ok(())
+}
+
+fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
+    let Some(profile) = eevdf_core::Profile::parse(&profile) else {
+        return Err(BadInput(format!(
+            "unknown profile `{profile}` (hint: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09)"
+        )));
+    };
+    let text = if line == "-" {
+        read_input("-")?.1
+    } else {
+        line
+    };
+    eevdf_scenario::parse_features_line(&text).map_err(|e| BadInput(format!("features: {e}")))?;
+    let mut set = eevdf_core::FeatureSet::new(profile);
+    for w in set.apply_debugfs_line(&text) {
+        eprintln!("warning: {w}");
+    }
+    println!("profile   {}", set.profile.name());
+    println!("debugfs   {}", set.debugfs_line().trim_end());
+    println!("canonical {}", set.canonical_tokens().join(" "));
+    for (name, on) in &set.not_modelled {
+        let prefix = if *on { "" } else { "NO_" };
+        println!("not modelled: {prefix}{name}");
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Features { line, profile } => {
-            let Some(profile) = eevdf_core::Profile::parse(&profile) else {
-                eprintln!("eevdf: unknown profile `{profile}` (hint: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09)");
-                return ExitCode::from(EXIT_BAD_INPUT);
-            };
-            let text = if line == "-" {
-                let mut s = String::new();
-                if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-                    eprintln!("eevdf: reading stdin: {e}");
-                    return ExitCode::from(EXIT_BAD_INPUT);
-                }
-                s
-            } else {
-                line
-            };
-            if let Err(e) = eevdf_scenario::parse_features_line(&text) {
-                eprintln!("eevdf: features: {e}");
-                return ExitCode::from(EXIT_BAD_INPUT);
+    let result = match cli.command {
+        Command::Run {
+            scenario,
+            over,
+            format,
+        } => run(&scenario, &over, format),
+        Command::Check {
+            scenario,
+            over,
+            print_features,
+        } => check(&scenario, &over, print_features),
+        Command::Compare {
+            scenario,
+            scenario_b,
+            a_features,
+            b_features,
+            over,
+        } => compare(
+            &scenario,
+            scenario_b.as_deref(),
+            a_features.as_deref(),
+            b_features.as_deref(),
+            &over,
+        ),
+        Command::Presets => {
+            for p in presets::PRESETS {
+                println!("{:<16} {}", p.name, p.title);
             }
-            let mut set = eevdf_core::FeatureSet::new(profile);
-            for w in set.apply_debugfs_line(&text) {
-                eprintln!("eevdf: warning: {w}");
-            }
-            println!("profile   {}", set.profile.name());
-            println!("debugfs   {}", set.debugfs_line().trim_end());
-            println!("canonical {}", set.canonical_tokens().join(" "));
-            for (name, on) in &set.not_modelled {
-                let prefix = if *on { "" } else { "NO_" };
-                println!("not modelled: {prefix}{name}");
-            }
-            ExitCode::SUCCESS
+            Ok(())
         }
+        Command::Features { line, profile } => features_cmd(line, profile),
         Command::Shares { nice } => {
             let shares = eevdf_sim::shares::ideal_shares_ppm(&nice);
             println!("{:>5} {:>7} {:>8}", "nice", "weight", "share");
@@ -85,7 +379,14 @@ fn main() -> ExitCode {
                 let w = eevdf_core::nice_to_weight(*n);
                 println!("{n:>5} {w:>7} {:>7.3}%", s as f64 / 10_000.0);
             }
-            ExitCode::SUCCESS
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(BadInput(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
         }
     }
 }

@@ -410,6 +410,17 @@ impl Sim {
         self.finish(end)
     }
 
+    /// Each thread's latency histogram as (ns, count) pairs, in creation
+    /// order (for cyclictest-style output).
+    pub fn histograms(&self) -> Vec<Vec<(Nanos, u64)>> {
+        self.threads.iter().map(|t| t.hist.buckets()).collect()
+    }
+
+    /// The configured duration.
+    pub fn duration(&self) -> Nanos {
+        self.cfg.duration_ns
+    }
+
     /// Processes every event up to and including `t`.
     pub fn run_until(&mut self, t: Nanos) {
         while let Some(at) = self.q.peek_time() {
@@ -515,7 +526,9 @@ impl Sim {
             return; // already awake: the wakeup is absorbed
         }
         let first = !t.started;
-        if t.wake_stamp.is_none() {
+        // A thread's start is not a wakeup sample (timers carry their own
+        // nominal expiry as the stamp).
+        if t.wake_stamp.is_none() && !first {
             self.threads[tid].wake_stamp = Some(now);
         }
         let cpu = self.select_cpu(tid);

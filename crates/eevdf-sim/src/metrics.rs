@@ -124,6 +124,11 @@ impl LatencyHist {
         self.samples
     }
 
+    /// (value in ns, count) in increasing value order.
+    pub fn buckets(&self) -> Vec<(Nanos, u64)> {
+        self.counts.iter().map(|(v, c)| (*v, *c)).collect()
+    }
+
     /// The smallest value whose cumulative count reaches
     /// ceil(samples * num / den); `None` without samples.
     pub fn percentile(&self, num: u64, den: u64) -> Option<Nanos> {
