@@ -297,7 +297,9 @@ impl Rq {
 
     /// `put_prev_task_fair`: every level of the running task.
     pub(crate) fn put_prev_task(&mut self, id: EntityId) {
-        for se in self.hierarchy(id) {
+        let mut cur = Some(id);
+        while let Some(se) = cur {
+            cur = self.parent_entity(se);
             let q = self.se(se).cfs_rq;
             if self.cfs(q).curr == Some(se) {
                 self.put_prev_entity(q, se);
@@ -310,7 +312,9 @@ impl Rq {
 
     /// `set_next_task_fair`: every level of the task.
     pub(crate) fn set_next_task(&mut self, id: EntityId, first: bool) {
-        for se in self.hierarchy(id) {
+        let mut cur = Some(id);
+        while let Some(se) = cur {
+            cur = self.parent_entity(se);
             let q = self.se(se).cfs_rq;
             if self.cfs(q).curr != Some(se) {
                 self.set_next_entity(q, se, first);
@@ -351,7 +355,9 @@ impl Rq {
     /// `set_next_buddy`: marks `id` and its ancestors as their queues'
     /// `next`; refuses delayed entities.
     pub fn set_next_buddy(&mut self, id: EntityId) {
-        for se in self.hierarchy(id) {
+        let mut cur = Some(id);
+        while let Some(se) = cur {
+            cur = self.parent_entity(se);
             if self.se(se).sched_delayed {
                 return;
             }
@@ -366,7 +372,9 @@ impl Rq {
         if self.cfs(q).next != Some(id) {
             return;
         }
-        for se in self.hierarchy(id) {
+        let mut cur = Some(id);
+        while let Some(se) = cur {
+            cur = self.parent_entity(se);
             let q = self.se(se).cfs_rq;
             if self.cfs(q).next != Some(se) {
                 break;

@@ -467,15 +467,4 @@ impl Rq {
     pub fn clear_resched(&mut self) {
         self.resched = None;
     }
-
-    /// Ancestors of `id` including itself, bottom-up (`for_each_sched_entity`).
-    pub(crate) fn hierarchy(&self, id: EntityId) -> Vec<EntityId> {
-        let mut v = vec![id];
-        let mut cur = id;
-        while let Some(p) = self.parent_entity(cur) {
-            v.push(p);
-            cur = p;
-        }
-        v
-    }
 }

@@ -82,7 +82,9 @@ impl Rq {
         let Some(task) = self.curr_task else {
             return;
         };
-        for se in self.hierarchy(task) {
+        let mut cur = Some(task);
+        while let Some(se) = cur {
+            cur = self.parent_entity(se);
             let q = self.se(se).cfs_rq;
             if self.cfs(q).curr == Some(se) {
                 self.update_curr(q);
@@ -98,7 +100,9 @@ impl Rq {
     /// at every level), e.g. before a snapshot.
     pub fn update_curr_all(&mut self) {
         if let Some(task) = self.curr_task {
-            for se in self.hierarchy(task) {
+            let mut cur = Some(task);
+            while let Some(se) = cur {
+                cur = self.parent_entity(se);
                 let q = self.se(se).cfs_rq;
                 if self.cfs(q).curr == Some(se) {
                     self.update_curr(q);

@@ -281,7 +281,8 @@ impl Sim {
                         for _ in 0..fds {
                             roles.push((
                                 Role::Sender {
-                                    pipes: (pipe_base..pipe_base + fds).collect(),
+                                    pipe_base,
+                                    npipes: fds,
                                     next: 0,
                                     left: per_sender,
                                     send: (*send_ns).max(1),
@@ -725,16 +726,18 @@ impl Sim {
     fn plan_hackbench(&mut self, tid: Tid) {
         match self.threads[tid].role.clone() {
             Role::Sender {
-                pipes,
+                pipe_base,
+                npipes,
                 next,
                 left,
                 send,
                 ..
             } => {
-                let n = self.sender_batch(&pipes, next, left);
+                let n = self.sender_batch(pipe_base, npipes, next, left);
                 self.threads[tid].remaining = n.max(1) * send;
                 self.threads[tid].role = Role::Sender {
-                    pipes,
+                    pipe_base,
+                    npipes,
                     next,
                     left,
                     send,
@@ -759,15 +762,15 @@ impl Sim {
 
     /// Messages a sender can write from receiver `next` on before it
     /// meets a full pipe (at most one pipe's capacity).
-    fn sender_batch(&self, pipes: &[usize], next: usize, left: u64) -> u64 {
-        let cap = self.pipes[pipes[0]].capacity;
-        let rounds = (0..pipes.len())
+    fn sender_batch(&self, pipe_base: usize, npipes: usize, next: usize, left: u64) -> u64 {
+        let cap = self.pipes[pipe_base].capacity;
+        let rounds = (0..npipes)
             .map(|k| {
-                let p = pipes[(next + k) % pipes.len()];
+                let p = pipe_base + (next + k) % npipes;
                 let free = self.pipes[p].capacity - self.pipes[p].fill.min(self.pipes[p].capacity);
                 // Messages possible until this pipe blocks: it takes one
                 // per full round, the k-th receiver is reached at index k.
-                free * pipes.len() as u64 + k as u64
+                free * npipes as u64 + k as u64
             })
             .min()
             .unwrap_or(0);
@@ -859,7 +862,8 @@ impl Sim {
                 None
             }
             Role::Sender {
-                pipes,
+                pipe_base,
+                npipes,
                 mut next,
                 mut left,
                 send,
@@ -868,7 +872,7 @@ impl Sim {
                 // Deliver the messages written by the finished burst.
                 let mut wrote = 0;
                 while wrote < batch {
-                    let p = pipes[next];
+                    let p = pipe_base + next;
                     if self.pipes[p].fill >= self.pipes[p].capacity {
                         break;
                     }
@@ -885,7 +889,7 @@ impl Sim {
                             },
                         );
                     }
-                    next = (next + 1) % pipes.len();
+                    next = (next + 1) % npipes;
                     wrote += 1;
                 }
                 if left != u64::MAX {
@@ -896,7 +900,8 @@ impl Sim {
                 let pending_retry = batch - wrote;
                 if left == 0 {
                     self.threads[tid].role = Role::Sender {
-                        pipes,
+                        pipe_base,
+                        npipes,
                         next,
                         left,
                         send,
@@ -906,11 +911,12 @@ impl Sim {
                     return None;
                 }
                 // Plan the next burst: messages until a full pipe.
-                let n = self.sender_batch(&pipes, next, left);
+                let n = self.sender_batch(pipe_base, npipes, next, left);
                 let _ = pending_retry;
-                let blocked_on = pipes[next];
+                let blocked_on = pipe_base + next;
                 self.threads[tid].role = Role::Sender {
-                    pipes,
+                    pipe_base,
+                    npipes,
                     next,
                     left,
                     send,

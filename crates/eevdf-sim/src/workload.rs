@@ -33,7 +33,9 @@ pub enum Role {
     },
     Hog,
     Sender {
-        pipes: Vec<usize>,
+        /// The group's pipes: `pipe_base .. pipe_base + npipes`.
+        pipe_base: usize,
+        npipes: usize,
         /// Next receiver (round robin).
         next: usize,
         /// Messages still to send (`u64::MAX` = forever).
