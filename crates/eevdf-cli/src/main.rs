@@ -248,7 +248,7 @@ fn run(scenario: &str, over: &Overrides, format: Format) -> Result<(), BadInput>
             .filter(|n| n.latency.samples > 0)
             .map(|n| {
                 report::schbench_block(
-                    &format!("{} Wakeup Latencies percentiles (usec)", n.name),
+                    &format!("{}: Wakeup Latencies", n.name),
                     &n.latency,
                     r.sim_ns / 1_000_000_000,
                 )

@@ -11,12 +11,17 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
 }
 
-fn run_json(scn: &PathBuf) -> String {
+fn run_json(scn: &std::path::Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_eevdf"))
         .args(["run", scn.to_str().unwrap(), "--format", "json"])
         .output()
         .expect("run eevdf");
-    assert!(out.status.success(), "{}: {}", scn.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        scn.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8 json")
 }
 
@@ -57,7 +62,10 @@ fn bad_input_exits_2_with_one_error_line() {
         .spawn()
         .and_then(|mut c| {
             use std::io::Write;
-            c.stdin.take().unwrap().write_all(b"eevdf-scenario v1\nhz 7\nend\n")?;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(b"eevdf-scenario v1\nhz 7\nend\n")?;
             c.wait_with_output()
         })
         .unwrap();
@@ -65,6 +73,9 @@ fn bad_input_exits_2_with_one_error_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: <stdin>:2:"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_eevdf")).args(["run", "no-such-preset"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_eevdf"))
+        .args(["run", "no-such-preset"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
