@@ -1,6 +1,7 @@
 // Smoke test: the release page loads at / and under a sub-path, shows the
 // app frame, runs its Web Worker and renders the worker's answer, with no
 // console error, CSP violation or off-origin request. Saves a screenshot.
+import { readFileSync } from 'node:fs';
 import { launch, openPage, cspViolations, check } from './lib.mjs';
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
@@ -15,10 +16,16 @@ try {
     check(title === 'eevdf-playground', `title is ${title}`);
     const rows = await page.$$eval('[data-testid=worker-result] tbody tr', (trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    // nice 0, 0, 5: weights 1024, 1024, 335 of 2383.
-    check(JSON.stringify(rows) === JSON.stringify([
-      ['t0', '0', '1024', '43.0 %'], ['t1', '0', '1024', '43.0 %'], ['t2', '5', '335', '14.1 %'],
-    ]), `worker rows ${JSON.stringify(rows)}`);
+    // The worker's numbers equal the native CLI's golden run of the
+    // default preset (tests/golden/default.json).
+    const golden = JSON.parse(readFileSync('tests/golden/default.json', 'utf8'));
+    const want = Object.entries(golden.by_name).map(([name, n]) => [
+      `${name} ×${n.tasks}`, String(n.samples),
+      ...(n.samples ? ['p50', 'p90', 'p99', 'p99_9', 'max'].map((k) => n.latency_us[k].toFixed(3)) : ['-', '-', '-', '-', '-']),
+      n.cpu_ms.toFixed(1),
+    ]);
+    check(JSON.stringify(rows) === JSON.stringify(want),
+      `worker rows ${JSON.stringify(rows)} != golden ${JSON.stringify(want)}`);
     await page.waitForTimeout(300);
     const csp = await cspViolations(page);
     problems.push(...csp.map((v) => `csp: ${v}`));

@@ -1,19 +1,20 @@
-//! The app frame: header, machine, features and results panes.
+//! The app frame: header, scenario, features and results panes. The
+//! simulation runs in the Web Worker; the page only renders answers.
 
 use gloo::worker::{Spawnable, WorkerBridge};
 use yew::prelude::*;
 
-use crate::worker::{Request, Response, SimWorker, Swb};
+use crate::worker::{Outcome, Request, Response, Row, SimWorker, Swb};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
 const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
 
-/// The default task set shown before scenarios exist.
-const DEFAULT_NICES: [i32; 3] = [0, 0, 5];
-
 #[function_component(App)]
 pub fn app() -> Html {
+    let scenario = eevdf_scenario::presets::preset("default")
+        .map(|p| p.text)
+        .unwrap_or_default();
     let result = use_state(|| None::<Response>);
     let bridge = use_mut_ref(|| None::<WorkerBridge<SimWorker>>);
     {
@@ -26,7 +27,7 @@ pub fn app() -> Html {
                 .spawn_with_loader(WORKER_LOADER);
             b.send(Request {
                 id: 1,
-                nices: DEFAULT_NICES.to_vec(),
+                scenario: scenario.to_string(),
             });
             *bridge.borrow_mut() = Some(b);
             // Dropping the bridge terminates the worker: no leak on unmount.
@@ -41,43 +42,74 @@ pub fn app() -> Html {
                 <span class="tagline">{ "The Linux EEVDF scheduler you can run, see and share" }</span>
             </header>
             <main class="panes">
-                <section class="pane" aria-label="Machine">
-                    <h2>{ "Machine" }</h2>
-                    <p class="muted">{ "One CPU; topology models arrive with the SMP work." }</p>
+                <section class="pane" aria-label="Scenario">
+                    <h2>{ "Scenario" }</h2>
+                    <pre class="scenario" data-testid="scenario-text">{ scenario }</pre>
                 </section>
                 <section class="pane" aria-label="Features">
                     <h2>{ "Features" }</h2>
-                    <p class="muted">{ "Kernel profile: v7.1 (mainline defaults)." }</p>
+                    <p class="muted">{ "Kernel profile v7.1: mainline defaults." }</p>
                 </section>
                 <section class="pane" aria-label="Results">
                     <h2>{ "Results" }</h2>
-                    { shares_table(&result) }
+                    { results(&result) }
                 </section>
             </main>
         </div>
     }
 }
 
-fn shares_table(result: &Option<Response>) -> Html {
-    match result {
-        None => {
-            html! { <p class="muted" data-testid="worker-pending">{ "Computing in the worker…" }</p> }
-        }
-        Some(r) => html! {
+fn results(result: &Option<Response>) -> Html {
+    let Some(r) = result else {
+        return html! { <p class="muted" data-testid="worker-pending">{ "Simulating in the worker…" }</p> };
+    };
+    match &r.outcome {
+        Outcome::Invalid {
+            line,
+            column,
+            message,
+            hint,
+        } => html! {
+            <p class="error" data-testid="scenario-error">
+                { format!("{line}:{column}: {message} ({hint})") }
+            </p>
+        },
+        Outcome::Done {
+            rows,
+            sim_ns,
+            events,
+            ..
+        } => html! {
             <table class="results" data-testid="worker-result">
-                <caption>{ "Ideal CPU share (computed in the Web Worker)" }</caption>
-                <thead><tr><th>{ "task" }</th><th>{ "nice" }</th><th>{ "weight" }</th><th>{ "share" }</th></tr></thead>
-                <tbody>
-                    { for DEFAULT_NICES.iter().zip(&r.shares_ppm).enumerate().map(|(i, (n, s))| html! {
-                        <tr>
-                            <td>{ format!("t{i}") }</td>
-                            <td>{ *n }</td>
-                            <td>{ eevdf_core::nice_to_weight(*n) }</td>
-                            <td>{ format!("{:.1} %", *s as f64 / 10_000.0) }</td>
-                        </tr>
-                    }) }
-                </tbody>
+                <caption>{ format!("Wakeup latency (µs), {:.1} s simulated, {events} events", *sim_ns as f64 / 1e9) }</caption>
+                <thead><tr>
+                    <th>{ "task" }</th><th>{ "samples" }</th><th>{ "p50" }</th><th>{ "p90" }</th>
+                    <th>{ "p99" }</th><th>{ "p99.9" }</th><th>{ "max" }</th><th>{ "CPU ms" }</th>
+                </tr></thead>
+                <tbody>{ for rows.iter().map(row) }</tbody>
             </table>
         },
+    }
+}
+
+fn row(r: &Row) -> Html {
+    let lat = |v: f64| {
+        if r.samples == 0 {
+            "-".to_string()
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    html! {
+        <tr>
+            <td>{ format!("{} ×{}", r.name, r.tasks) }</td>
+            <td>{ r.samples }</td>
+            <td>{ lat(r.p50) }</td>
+            <td>{ lat(r.p90) }</td>
+            <td>{ lat(r.p99) }</td>
+            <td>{ lat(r.p99_9) }</td>
+            <td>{ lat(r.max) }</td>
+            <td>{ format!("{:.1}", r.cpu_ms) }</td>
+        </tr>
     }
 }
