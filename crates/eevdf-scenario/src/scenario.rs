@@ -81,7 +81,9 @@ const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
 const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns"];
 const COST_KEYS: &[&str] = &["switch", "wake", "migrate"];
-const COMMON_KEYS: &[&str] = &["nice", "policy", "slice", "cpus", "group", "slack", "start"];
+const COMMON_KEYS: &[&str] = &[
+    "nice", "policy", "slice", "cpus", "group", "slack", "start", "kernel", "ksection",
+];
 const UNIT_HINT: &str = "durations need a unit: ns, us, ms or s, e.g. 20us or 2.8ms";
 
 /// The simulated machine.
@@ -798,6 +800,12 @@ fn task_line(t: &TaskSpec) -> String {
     }
     if t.start_ns != 0 {
         kv("start", d(t.start_ns));
+    }
+    if let Some(p) = t.kernel_pct {
+        kv("kernel", format!("{p}%"));
+    }
+    if let Some(v) = t.ksection_ns {
+        kv("ksection", d(v));
     }
     s
 }
@@ -1641,6 +1649,23 @@ impl Builder {
             spec.slack_ns = Some(dur_val(line, kv, 0, MAX_DURATION_NS)?);
         }
         spec.start_ns = dur("start", 0, 0)?;
+        if let Some(kv) = get("kernel") {
+            let digits = kv.val.strip_suffix('%').unwrap_or(kv.val);
+            spec.kernel_pct = match parse_int(digits) {
+                Some(n) if (0..=100).contains(&n) => Some(n as u32),
+                _ => {
+                    return Err(ParseError::new(
+                        line,
+                        kv.vcol,
+                        format!("expected a percentage, found {}", quote(kv.val)),
+                        "kernel is the share of run time spent in the kernel, 0% to 100%",
+                    ))
+                }
+            };
+        }
+        if let Some(kv) = get("ksection") {
+            spec.ksection_ns = Some(dur_val(line, kv, 0, MAX_DURATION_NS)?);
+        }
         let width = task_line(&spec).chars().count();
         if width > MAX_COLUMNS {
             return Err(ParseError::new(

@@ -162,6 +162,11 @@ pub struct TaskSpec {
     pub slack_ns: Option<Nanos>,
     /// First start time; the seed adds an offset within one period.
     pub start_ns: Nanos,
+    /// Share of run time spent in the kernel, percent (`None` = the
+    /// workload's default, [`Workload::kernel_profile`]).
+    pub kernel_pct: Option<u32>,
+    /// Longest non-preemptible kernel section (`None` = the default).
+    pub ksection_ns: Option<Nanos>,
 }
 
 impl TaskSpec {
@@ -178,7 +183,18 @@ impl TaskSpec {
             group: None,
             slack_ns: None,
             start_ns: 0,
+            kernel_pct: None,
+            ksection_ns: None,
         }
+    }
+
+    /// The effective (kernel percent, longest kernel section).
+    pub fn kernel(&self) -> (u32, Nanos) {
+        let (pct, section) = self.workload.kernel_profile();
+        (
+            self.kernel_pct.unwrap_or(pct).min(100),
+            self.ksection_ns.unwrap_or(section),
+        )
     }
 
     /// The effective timer slack.

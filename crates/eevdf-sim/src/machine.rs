@@ -339,7 +339,7 @@ impl Sim {
                     }
                 }
             }
-            let kernel = spec.workload.kernel_profile();
+            let kernel = spec.kernel();
             for (i, (role, start)) in roles.into_iter().enumerate() {
                 // Round-robin initial placement over allowed CPUs.
                 let mut cpu = rr % nr;

@@ -258,3 +258,36 @@ fn same_seed_same_result_other_seed_other_phases() {
     assert_eq!(mk(7), mk(7));
     assert_ne!(mk(7), mk(8));
 }
+
+#[test]
+fn preemption_models_delay_in_kernel_victims() {
+    // A hog that spends most of its time in long kernel sections: under
+    // `none` a waking timer waits for the section's end, under `full` not.
+    let run = |model: eevdf_sim::PreemptModel| {
+        let mut c = cfg(1, 250, 5, &[]);
+        c.preempt = model;
+        let mut h = hog("k", 0, Some(16 * MS));
+        h.kernel_pct = Some(90);
+        h.ksection_ns = Some(200_000);
+        let mut rt = TaskSpec::new(
+            "rt",
+            Workload::Periodic {
+                run_ns: 3_000_000,
+                sleep_ns: 5_000_000,
+                period_ns: None,
+            },
+        );
+        rt.slice_ns = Some(16 * MS);
+        c.tasks = vec![timer("ct", 1_000_000, Some(MS)), h, rt];
+        let r = simulate(c);
+        r.by_name[0].latency.p90 as f64 / 1000.0
+    };
+    let full = run(eevdf_sim::PreemptModel::Full);
+    let none = run(eevdf_sim::PreemptModel::None);
+    let voluntary = run(eevdf_sim::PreemptModel::Voluntary);
+    assert!(none > full + 50.0, "none {none} us vs full {full} us");
+    assert!(
+        voluntary < none,
+        "voluntary {voluntary} us vs none {none} us"
+    );
+}
