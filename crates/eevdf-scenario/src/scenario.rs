@@ -62,7 +62,20 @@ const DEFAULT_TIMER_RUN: Nanos = 20 * US;
 const DEFAULT_HB_GROUPS: u32 = 1;
 const DEFAULT_HB_FDS: u32 = 20;
 const DEFAULT_HB_MSG_NS: Nanos = 2 * US;
+/// Messages a pipe holds: 16 pages of 4 KiB with 100-byte writes.
 const DEFAULT_HB_PIPE_MSGS: u32 = 655;
+/// Messages a socket holds: a 208 KiB buffer at a 768-byte skb truesize
+/// per 100-byte message.
+const DEFAULT_HB_SOCKET_MSGS: u32 = 277;
+
+/// The default capacity of a hackbench channel.
+fn default_hb_msgs(pipe: bool) -> u32 {
+    if pipe {
+        DEFAULT_HB_PIPE_MSGS
+    } else {
+        DEFAULT_HB_SOCKET_MSGS
+    }
+}
 const DEFAULT_SB_MESSAGES: u32 = 1;
 const DEFAULT_SB_WORKERS: u32 = 4;
 const DEFAULT_SB_REQUEST: Nanos = 100 * US;
@@ -755,7 +768,7 @@ fn task_line(t: &TaskSpec) -> String {
             if *recv_ns != DEFAULT_HB_MSG_NS {
                 kv("recv", d(*recv_ns));
             }
-            if *pipe_msgs != DEFAULT_HB_PIPE_MSGS {
+            if *pipe_msgs != default_hb_msgs(*pipe) {
                 kv("pipe_msgs", pipe_msgs.to_string());
             }
         }
@@ -1590,22 +1603,25 @@ impl Builder {
                     period_ns,
                 }
             }
-            "hackbench" => Workload::Hackbench {
-                groups: num("groups", 1, 256, DEFAULT_HB_GROUPS)?,
-                fds: num("fds", 1, 256, DEFAULT_HB_FDS)?,
-                threads: match get("mode") {
-                    Some(kv) => choice_val(line, kv, &["thread", "process"])? == "thread",
-                    None => false,
-                },
-                pipe: match get("ipc") {
+            "hackbench" => {
+                let pipe = match get("ipc") {
                     Some(kv) => choice_val(line, kv, &["pipe", "socket"])? == "pipe",
                     None => false,
-                },
-                loops: get("loops").map_or(Ok(0), |kv| uint_val(line, kv, 0, 1_000_000_000))?,
-                send_ns: dur("send", 1, DEFAULT_HB_MSG_NS)?,
-                recv_ns: dur("recv", 1, DEFAULT_HB_MSG_NS)?,
-                pipe_msgs: num("pipe_msgs", 1, 1_000_000, DEFAULT_HB_PIPE_MSGS)?,
-            },
+                };
+                Workload::Hackbench {
+                    groups: num("groups", 1, 256, DEFAULT_HB_GROUPS)?,
+                    fds: num("fds", 1, 256, DEFAULT_HB_FDS)?,
+                    threads: match get("mode") {
+                        Some(kv) => choice_val(line, kv, &["thread", "process"])? == "thread",
+                        None => false,
+                    },
+                    pipe,
+                    loops: get("loops").map_or(Ok(0), |kv| uint_val(line, kv, 0, 1_000_000_000))?,
+                    send_ns: dur("send", 1, DEFAULT_HB_MSG_NS)?,
+                    recv_ns: dur("recv", 1, DEFAULT_HB_MSG_NS)?,
+                    pipe_msgs: num("pipe_msgs", 1, 1_000_000, default_hb_msgs(pipe))?,
+                }
+            }
             "schbench" => Workload::Schbench {
                 message_threads: num("messages", 1, 256, DEFAULT_SB_MESSAGES)?,
                 workers: num("workers", 1, 1024, DEFAULT_SB_WORKERS)?,
