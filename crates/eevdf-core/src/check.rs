@@ -8,6 +8,7 @@ use crate::tree::vtime_before;
 
 /// Queues larger than this are not re-checked after every operation in
 /// debug builds (the check is O(n)).
+#[cfg(debug_assertions)]
 const DEBUG_CHECK_LIMIT: usize = 128;
 
 impl Rq {
