@@ -31,6 +31,7 @@ use std::fmt;
 
 use eevdf_core::features::FeatureError;
 use eevdf_core::{FeatureSet, Policy, Profile};
+use eevdf_sim::topology::{CustomMachine, MachineSpec, Topology, PRESET_NAMES};
 use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Workload};
 
 use crate::ParseError;
@@ -102,9 +103,19 @@ const UNIT_HINT: &str = "durations need a unit: ns, us, ms or s, e.g. 20us or 2.
 /// The simulated machine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Machine {
-    /// `n` identical CPUs; `up` is `Smp(1)`.
+    /// `n` identical CPUs sharing one LLC; `up` is `Smp(1)`.
     Smp(u32),
+    /// A seed machine (`rb5`, `xeon-4314-2s`, ...), see
+    /// [`eevdf_sim::topology::PRESET_NAMES`].
+    Preset(String),
+    /// `machine custom nodes=.. llcs=.. cores=.. smt=.. ...`.
+    Custom(CustomMachine),
 }
+
+/// Keys of `machine custom`, in canonical order.
+const CUSTOM_KEYS: &[&str] = &[
+    "nodes", "packages", "llcs", "clusters", "cores", "smt", "capacity", "distance",
+];
 
 impl Default for Machine {
     fn default() -> Self {
@@ -117,6 +128,16 @@ impl Machine {
     pub fn nr_cpus(&self) -> u32 {
         match self {
             Machine::Smp(n) => *n,
+            _ => Topology::build(&self.spec()).map_or(1, |t| t.nr_cpus()),
+        }
+    }
+
+    /// The simulator's description of this machine.
+    pub fn spec(&self) -> MachineSpec {
+        match self {
+            Machine::Smp(n) => MachineSpec::Flat(*n),
+            Machine::Preset(p) => MachineSpec::Preset(p.clone()),
+            Machine::Custom(c) => MachineSpec::Custom(c.clone()),
         }
     }
 
@@ -124,6 +145,9 @@ impl Machine {
     pub fn parse(s: &str) -> Option<Machine> {
         if s == "up" {
             return Some(Machine::Smp(1));
+        }
+        if PRESET_NAMES.contains(&s) {
+            return Some(Machine::Preset(s.to_string()));
         }
         let n = parse_uint(s.strip_prefix("smp")?)?;
         let n = u32::try_from(n).ok()?;
@@ -136,6 +160,48 @@ impl fmt::Display for Machine {
         match self {
             Machine::Smp(1) => f.write_str("up"),
             Machine::Smp(n) => write!(f, "smp{n}"),
+            Machine::Preset(p) => f.write_str(p),
+            Machine::Custom(c) => {
+                f.write_str("custom")?;
+                // Only keys that differ from their defaults (all 1).
+                for (k, v) in [
+                    ("nodes", c.nodes),
+                    ("packages", c.packages_per_node),
+                    ("llcs", c.llcs_per_package),
+                    ("clusters", c.clusters_per_llc),
+                    ("cores", c.cores_per_cluster),
+                    ("smt", c.smt),
+                ] {
+                    if v != 1 {
+                        write!(f, " {k}={v}")?;
+                    }
+                }
+                if !c.capacities.is_empty() {
+                    f.write_str(" capacity=")?;
+                    let mut runs: Vec<(u32, u32)> = Vec::new();
+                    for cap in &c.capacities {
+                        match runs.last_mut() {
+                            Some((v, n)) if v == cap => *n += 1,
+                            _ => runs.push((*cap, 1)),
+                        }
+                    }
+                    let parts: Vec<String> = runs
+                        .iter()
+                        .map(|(v, n)| {
+                            if *n == 1 {
+                                v.to_string()
+                            } else {
+                                format!("{n}x{v}")
+                            }
+                        })
+                        .collect();
+                    f.write_str(&parts.join(","))?;
+                }
+                if c.remote_distance != 20 {
+                    write!(f, " distance={}", c.remote_distance)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -440,6 +506,10 @@ impl Scenario {
     /// `features`), after direct edits of the public fields.
     pub fn sync_sim(&mut self) {
         self.sim.nr_cpus = self.machine.nr_cpus();
+        self.sim.machine = match &self.machine {
+            Machine::Smp(_) => None,
+            m => Some(m.spec()),
+        };
         self.sim.profile = self.features.profile;
         self.sim.features = self.features.features;
     }
@@ -1184,17 +1254,22 @@ impl Builder {
             }
             "machine" => {
                 self.once(line, d.col, "machine")?;
-                let v = single(line, toks, "machine smp4")?;
-                self.sc.machine = Machine::parse(v.s).ok_or_else(|| {
-                    ParseError::new(
-                        line,
-                        v.col,
-                        format!("unknown machine {}", quote(v.s)),
-                        format!(
-                            "machine is up, smp2, smp4, smp8 or smpN with N from 1 to {MAX_CPUS}"
-                        ),
-                    )
-                })?;
+                if toks.get(1).is_some_and(|t| t.s == "custom") {
+                    self.sc.machine = parse_custom_machine(line, &toks[2..])?;
+                } else {
+                    let v = single(line, toks, "machine smp4")?;
+                    self.sc.machine = Machine::parse(v.s).ok_or_else(|| {
+                        ParseError::new(
+                            line,
+                            v.col,
+                            format!("unknown machine {}", quote(v.s)),
+                            format!(
+                                "machine is up, smpN (N up to {MAX_CPUS}), custom ..., or one of {}",
+                                PRESET_NAMES.join(", ")
+                            ),
+                        )
+                    })?;
+                }
             }
             "kernel" => {
                 self.once(line, d.col, "kernel")?;
@@ -1758,6 +1833,105 @@ impl Builder {
         }
         Ok(self.sc)
     }
+}
+
+/// Parses the keys of `machine custom ...` (after `custom`).
+fn parse_custom_machine(line: usize, toks: &[Tok]) -> Result<Machine, ParseError> {
+    let mut c = CustomMachine {
+        nodes: 1,
+        packages_per_node: 1,
+        llcs_per_package: 1,
+        clusters_per_llc: 1,
+        cores_per_cluster: 1,
+        smt: 1,
+        capacities: Vec::new(),
+        remote_distance: 20,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for t in toks {
+        let Some((k, v)) = t.s.split_once('=') else {
+            return Err(ParseError::new(
+                line,
+                t.col,
+                format!("expected KEY=VALUE, found {}", quote(t.s)),
+                format!("machine custom keys: {}", CUSTOM_KEYS.join(", ")),
+            ));
+        };
+        if !CUSTOM_KEYS.contains(&k) {
+            return Err(ParseError::new(
+                line,
+                t.col,
+                format!("unknown machine key {}", quote(k)),
+                format!("machine custom keys: {}", CUSTOM_KEYS.join(", ")),
+            ));
+        }
+        if seen.contains(&k) {
+            return Err(ParseError::new(
+                line,
+                t.col,
+                format!("duplicate key {}", quote(k)),
+                "give each key once",
+            ));
+        }
+        seen.push(k);
+        let vcol = t.col + k.chars().count() + 1;
+        let bad = |what: &str| {
+            ParseError::new(
+                line,
+                vcol,
+                format!("bad {k} {}", quote(v)),
+                what.to_string(),
+            )
+        };
+        let num = |lo: u64, hi: u64| -> Result<u32, ParseError> {
+            parse_uint(v)
+                .filter(|n| (lo..=hi).contains(n))
+                .map(|n| n as u32)
+                .ok_or_else(|| bad(&format!("{k} is an integer from {lo} to {hi}")))
+        };
+        match k {
+            "nodes" => c.nodes = num(1, 64)?,
+            "packages" => c.packages_per_node = num(1, 64)?,
+            "llcs" => c.llcs_per_package = num(1, 256)?,
+            "clusters" => c.clusters_per_llc = num(1, 64)?,
+            "cores" => c.cores_per_cluster = num(1, 512)?,
+            "smt" => c.smt = num(1, 8)?,
+            "distance" => c.remote_distance = num(11, 255)?,
+            _ => {
+                let mut caps = Vec::new();
+                for part in v.split(',') {
+                    let (n, cap) = match part.split_once('x') {
+                        Some((n, cap)) => (parse_uint(n), parse_uint(cap)),
+                        None => (Some(1), parse_uint(part)),
+                    };
+                    match (n, cap) {
+                        (Some(n), Some(cap))
+                            if (1..=4096).contains(&n) && (1..=1024).contains(&cap) =>
+                        {
+                            caps.extend(std::iter::repeat_n(cap as u32, n as usize));
+                        }
+                        _ => {
+                            return Err(bad(
+                                "capacity is a list like 4x448,3x871,1x1024 (1 to 1024 each)",
+                            ))
+                        }
+                    }
+                }
+                c.capacities = caps;
+            }
+        }
+    }
+    let m = Machine::Custom(c);
+    if let Err(e) = Topology::build(&m.spec()) {
+        let col = toks.first().map_or(1, |t| t.col);
+        return Err(ParseError::new(
+            line,
+            col,
+            format!("invalid machine: {e}"),
+            "check the counts",
+        ));
+    }
+    Ok(m)
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 use eevdf_core::{Features, Policy, Profile};
 
+use crate::topology::MachineSpec;
+
 /// Nanoseconds.
 pub use crate::event::Nanos;
 
@@ -217,7 +219,11 @@ pub struct Sysctl {
 /// A whole simulation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SimConfig {
+    /// CPUs of a flat machine (used when `machine` is `None`).
     pub nr_cpus: u32,
+    /// The machine's topology; `None` = `nr_cpus` identical CPUs
+    /// sharing one LLC.
+    pub machine: Option<MachineSpec>,
     pub hz: u32,
     pub profile: Profile,
     pub features: Features,
@@ -234,6 +240,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         SimConfig {
             nr_cpus: 1,
+            machine: None,
             hz: 250,
             profile: Profile::V7_1,
             features: Features::default(),

@@ -10,9 +10,12 @@ pub mod config;
 pub mod event;
 pub mod machine;
 pub mod metrics;
+pub mod pelt;
+pub mod placement;
 pub mod result;
 pub mod rng;
 pub mod shares;
+pub mod topology;
 pub mod workload;
 
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};

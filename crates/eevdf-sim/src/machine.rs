@@ -12,11 +12,17 @@ use eevdf_core::{
 use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
 use crate::event::EventQueue;
 use crate::metrics::LatencyHist;
+use crate::pelt::Pelt;
+use crate::placement::LlcState;
 use crate::result::{
     CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,
 };
 use crate::rng::SimRng;
+use crate::topology::{MachineSpec, Topology};
 use crate::workload::{Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
+
+#[path = "balance.rs"]
+mod balance;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
@@ -35,12 +41,17 @@ enum Ev {
         cpu: u32,
         gen: u64,
     },
-    /// A wakeup reaches its CPU.
+    /// A wakeup reaches its CPU. `waker` is the waking thread's CPU
+    /// (`None` for a timer, which fires on the sleeper's CPU).
     Wake {
         tid: Tid,
         sync: bool,
         from_task: bool,
+        waker: Option<u32>,
     },
+    /// Periodic load balancing on a CPU (the tick's SCHED_SOFTIRQ, or the
+    /// NOHZ idle balancer on behalf of an idle CPU).
+    Balance(u32),
     /// A thread's timer fires (before the wake cost).
     Timer {
         tid: Tid,
@@ -77,6 +88,18 @@ struct Thread {
     wakeups: u64,
     migrations: u64,
     ran_ns: Nanos,
+    /// PELT utilisation (running) and load (runnable weight).
+    util: Pelt,
+    load: Pelt,
+    weight: u64,
+    /// Last time it ran (the balancer prefers cache-cold tasks).
+    last_ran: Nanos,
+    wakee_flips: u32,
+    last_wakee: Option<Tid>,
+    flips_decay_ts: Nanos,
+    recent_used_cpu: Option<u32>,
+    /// The next run pays the migration cost.
+    migrated: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +119,16 @@ struct Cpu {
     groups: Vec<(EntityId, CfsRqId)>,
     /// Thread owning each entity slot of this CPU's runqueue.
     owner: Vec<Option<Tid>>,
+    /// PELT utilisation (busy) and load (root queue weight).
+    util: Pelt,
+    load: Pelt,
+    /// Per domain (bottom-up): next periodic balance and its interval.
+    next_balance: Vec<Nanos>,
+    balance_interval: Vec<Nanos>,
+    nr_balance_failed: Vec<u32>,
+    /// When the CPU last went idle, and the average idle length.
+    idle_since: Option<Nanos>,
+    avg_idle: Nanos,
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +143,12 @@ struct Group {
 #[derive(Clone, Debug)]
 pub struct Sim {
     cfg: SimConfig,
+    topo: Topology,
+    llc: LlcState,
+    rng: SimRng,
+    /// The CPU running a newidle balance: it picks after pulling, so
+    /// wakeup preemption must not switch it from inside the pull.
+    newidle_cpu: Option<u32>,
     q: EventQueue<Ev>,
     cpus: Vec<Cpu>,
     threads: Vec<Thread>,
@@ -126,7 +165,12 @@ pub struct Sim {
 impl Sim {
     /// Builds the machine and its threads; nothing has run yet.
     pub fn new(cfg: SimConfig) -> Sim {
-        let nr = cfg.nr_cpus.max(1);
+        let flat = MachineSpec::Flat(cfg.nr_cpus.max(1));
+        let spec = cfg.machine.clone().unwrap_or(flat.clone());
+        let topo = Topology::build(&spec)
+            .or_else(|_| Topology::build(&flat))
+            .expect("a flat machine always builds");
+        let nr = topo.nr_cpus();
         let mut rng = SimRng::new(cfg.seed);
         let mut rqcfg = RqConfig::new(cfg.features, nr, cfg.hz);
         if let Some(b) = cfg.sysctl.base_slice_ns {
@@ -168,10 +212,24 @@ impl Sim {
                     switches: 0,
                     groups: gs,
                     owner: Vec::new(),
+                    util: Pelt::default(),
+                    load: Pelt::default(),
+                    next_balance: Vec::new(),
+                    balance_interval: Vec::new(),
+                    nr_balance_failed: Vec::new(),
+                    idle_since: Some(0),
+                    avg_idle: 0,
                 }
             })
             .collect();
+        let llc = LlcState {
+            nr_idle_scan: (0..nr).map(|c| topo.llc_size(c)).collect(),
+        };
         let mut sim = Sim {
+            topo,
+            llc,
+            rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
+            newidle_cpu: None,
             q,
             cpus,
             threads: Vec::new(),
@@ -186,6 +244,7 @@ impl Sim {
             cfg,
         };
         sim.spawn_threads(&mut rng);
+        sim.init_balance();
         sim
     }
 
@@ -384,6 +443,15 @@ impl Sim {
                     wakeups: 0,
                     migrations: 0,
                     ran_ns: 0,
+                    util: Pelt::default(),
+                    load: Pelt::default(),
+                    weight: self.cpus[cpu as usize].rq.se(eid).load.weight,
+                    last_ran: 0,
+                    wakee_flips: 0,
+                    last_wakee: None,
+                    flips_decay_ts: 0,
+                    recent_used_cpu: None,
+                    migrated: false,
                 });
                 if start < FOREVER {
                     if timer_like {
@@ -396,6 +464,7 @@ impl Sim {
                                 tid,
                                 sync: false,
                                 from_task: true,
+                                waker: None,
                             },
                         );
                     }
@@ -486,6 +555,7 @@ impl Sim {
                         tid,
                         sync: false,
                         from_task: false,
+                        waker: None,
                     },
                 );
                 self.threads[tid].state = State::Waking;
@@ -494,20 +564,13 @@ impl Sim {
                 tid,
                 sync,
                 from_task,
-            } => self.wake(tid, sync, from_task, now),
+                waker,
+            } => self.wake(tid, sync, from_task, waker, now),
+            Ev::Balance(c) => self.periodic_balance(c, now),
         }
     }
 
     /// `select_task_rq` for the flat machine: the previous CPU.
-    fn select_cpu(&self, tid: Tid) -> u32 {
-        let t = &self.threads[tid];
-        if t.allowed.contains(&t.cpu) {
-            t.cpu
-        } else {
-            t.allowed[0]
-        }
-    }
-
     /// One CPU's runqueue (read-only), for tests and the teaching view.
     pub fn rq(&self, cpu: u32) -> &Rq {
         &self.cpus[cpu as usize].rq
@@ -521,7 +584,7 @@ impl Sim {
             .collect()
     }
 
-    fn wake(&mut self, tid: Tid, sync: bool, from_task: bool, now: Nanos) {
+    fn wake(&mut self, tid: Tid, sync: bool, from_task: bool, waker: Option<u32>, now: Nanos) {
         let t = &self.threads[tid];
         if matches!(t.state, State::Runnable | State::Running) {
             return; // already awake: the wakeup is absorbed
@@ -532,7 +595,25 @@ impl Sim {
         if t.wake_stamp.is_none() && !first {
             self.threads[tid].wake_stamp = Some(now);
         }
-        let cpu = self.select_cpu(tid);
+        let prev = self.threads[tid].cpu;
+        let delayed = self.cpus[prev as usize].rq.se(self.threads[tid].eid).on_rq;
+        // A delayed task is requeued where it is (ttwu_runnable); others
+        // go through select_task_rq_fair.
+        let cpu = if delayed {
+            prev
+        } else {
+            let waker_cpu = waker.unwrap_or(prev);
+            if let (Some(w), true) = (waker, from_task) {
+                self.record_wakee(w, tid, now);
+            }
+            let (cpu, _why) =
+                self.select_task_rq(tid, waker_cpu, sync && waker.is_some(), first, now);
+            cpu
+        };
+        if cpu != prev {
+            self.move_sleeping(tid, cpu);
+        }
+        self.pelt_thread(tid, now);
         let t = &mut self.threads[tid];
         t.state = State::Runnable;
         t.started = true;
@@ -542,9 +623,9 @@ impl Sim {
         }
         let eid = t.eid;
         self.plan_hackbench(tid);
+        self.pelt_cpu(cpu, now);
         let c = &mut self.cpus[cpu as usize];
         c.rq.set_clock(now);
-        let delayed = c.rq.se(eid).on_rq;
         let flags = if first {
             EnqueueFlags::INITIAL
         } else {
@@ -593,8 +674,18 @@ impl Sim {
         }
     }
 
+    fn newidle_pull(&mut self, cpu: u32, now: Nanos) -> bool {
+        self.newidle_cpu = Some(cpu);
+        let pulled = self.newidle_balance(cpu, now);
+        self.newidle_cpu = None;
+        pulled
+    }
+
     /// Applies the preemption model to a pending reschedule on `cpu`.
     fn honour_resched(&mut self, cpu: u32, now: Nanos) {
+        if self.newidle_cpu == Some(cpu) {
+            return;
+        }
         let c = &self.cpus[cpu as usize];
         let Some(kind) = c.rq.resched else {
             return;
@@ -660,9 +751,19 @@ impl Sim {
     /// `schedule()` on `cpu`: pick, switch, start the next burst.
     fn switch(&mut self, cpu: u32, now: Nanos) {
         self.account_running(cpu, now);
+        self.pelt_cpu(cpu, now);
+        if let Some(p) = self.cpus[cpu as usize].curr {
+            self.pelt_thread(p, now);
+            self.threads[p].last_ran = now;
+        }
         let c = &mut self.cpus[cpu as usize];
         c.rq.set_clock(now);
-        let out = c.rq.pick_next_task();
+        let mut out = c.rq.pick_next_task();
+        if out.next.is_none() && self.newidle_pull(cpu, now) {
+            let c = &mut self.cpus[cpu as usize];
+            out = c.rq.pick_next_task();
+        }
+        let c = &mut self.cpus[cpu as usize];
         c.gen += 1;
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
@@ -676,8 +777,16 @@ impl Sim {
             (Some(s), None) => {
                 c.busy_ns += now - s;
                 c.busy_since = None;
+                c.idle_since = Some(now);
             }
-            (None, Some(_)) => c.busy_since = Some(now),
+            (None, Some(_)) => {
+                c.busy_since = Some(now);
+                if let Some(i) = c.idle_since.take() {
+                    // rq->avg_idle: an EWMA of idle lengths (1/8 weight).
+                    let idle = now - i;
+                    c.avg_idle = (c.avg_idle * 7 + idle) / 8;
+                }
+            }
             _ => {}
         }
         c.curr = next_tid;
@@ -685,12 +794,17 @@ impl Sim {
             return;
         };
         let switched = prev != Some(tid);
-        let cost = if switched {
+        let mut cost = if switched {
             c.switches += 1;
             self.cfg.costs.switch_ns
         } else {
             0
         };
+        if std::mem::take(&mut self.threads[tid].migrated) {
+            cost += self.cfg.costs.migrate_ns;
+        }
+        self.pelt_thread(tid, now);
+        self.threads[tid].recent_used_cpu = Some(cpu);
         let c = &mut self.cpus[cpu as usize];
         let start = if switched {
             now + cost
@@ -803,6 +917,8 @@ impl Sim {
             None => {
                 // Sleep: dequeue and schedule.
                 let eid = self.threads[tid].eid;
+                self.pelt_cpu(cpu, now);
+                self.pelt_thread(tid, now);
                 self.threads[tid].state = State::Sleeping;
                 let c = &mut self.cpus[cpu as usize];
                 c.rq.set_clock(now);
@@ -886,6 +1002,7 @@ impl Sim {
                                 tid: reader,
                                 sync: true,
                                 from_task: true,
+                                waker: Some(self.threads[tid].cpu),
                             },
                         );
                     }
@@ -949,6 +1066,7 @@ impl Sim {
                                 tid: w,
                                 sync: true,
                                 from_task: true,
+                                waker: Some(self.threads[tid].cpu),
                             },
                         );
                     }
@@ -993,6 +1111,7 @@ impl Sim {
                                 tid: *w,
                                 sync: false,
                                 from_task: true,
+                                waker: Some(self.threads[tid].cpu),
                             },
                         );
                         self.threads[*w].state = State::Waking;

@@ -1,0 +1,475 @@
+//! Load balancing and wakeup placement glue (spec §11.1, §11.4): the
+//! simulator's side of `select_task_rq_fair` (building the
+//! [`MachineView`], `record_wakee`), migrations through the engine's
+//! dequeue/enqueue (so lag and relative deadlines follow the task),
+//! periodic balancing per domain with the interval rules, newidle
+//! balancing (avg_idle, NI_RANDOM), `task_hot`, and the SIS_UTIL scan
+//! budget.
+//!
+//! Simplifications, each noted where it is made: group types are
+//! has_spare / fully_busy / overloaded (no misfit or asym packing
+//! classes yet, so no active balance); delayed tasks are never migrated
+//! (the kernel moves them only for migrate_load).
+
+use eevdf_core::{CfsRqId, DequeueFlags, EnqueueFlags, WakeFlags};
+
+use super::{Sim, State};
+use crate::config::Nanos;
+use crate::placement::{self, CpuView, MachineView, PlaceReason, WakeCtx};
+use crate::workload::Tid;
+
+const MS: Nanos = 1_000_000;
+/// `sched_nr_migrate`: tasks looked at per balance pass.
+const LOOP_MAX: usize = 32;
+
+/// Group statistics of one sched group (`struct sg_lb_stats`).
+#[derive(Clone, Copy, Debug, Default)]
+struct GroupStats {
+    nr: u64,
+    load: u64,
+    util: u64,
+    capacity: u64,
+    idle: u64,
+    weight: u64,
+}
+
+impl GroupStats {
+    /// has_spare (0) < fully_busy (1) < overloaded (2). The kernel also
+    /// requires utilisation or runnable pressure for overloaded; with
+    /// more runnable tasks than CPUs the runnable pressure always holds
+    /// in this model (every waiting task adds a full unit), so the task
+    /// count decides. A group is fully busy when its utilisation exceeds
+    /// its capacity by the imbalance margin even without waiting tasks.
+    fn kind(&self, imbalance_pct: u32) -> u8 {
+        if self.nr > self.weight {
+            2
+        } else if self.nr == self.weight
+            || self.capacity * 100 < self.util * u64::from(imbalance_pct)
+        {
+            1
+        } else {
+            0
+        }
+    }
+
+    fn avg_load(&self) -> u64 {
+        self.load * 1024 / self.capacity.max(1)
+    }
+}
+
+impl Sim {
+    /// Brings a CPU's PELT signals up to `now` (levels as they were).
+    pub(super) fn pelt_cpu(&mut self, cpu: u32, now: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        let busy = if c.curr.is_some() { 1024 } else { 0 };
+        let load = c.rq.cfs(CfsRqId::ROOT).load_weight;
+        c.util.update(now, busy);
+        c.load.update(now, load);
+    }
+
+    /// Brings a thread's PELT signals up to `now`.
+    pub(super) fn pelt_thread(&mut self, tid: Tid, now: Nanos) {
+        let t = &mut self.threads[tid];
+        let running = if t.state == State::Running { 1024 } else { 0 };
+        let runnable = if matches!(t.state, State::Running | State::Runnable) {
+            t.weight
+        } else {
+            0
+        };
+        t.util.update(now, running);
+        t.load.update(now, runnable);
+    }
+
+    /// `record_wakee`: the waker's flip counter (halved every second).
+    pub(super) fn record_wakee(&mut self, waker_cpu: u32, wakee: Tid, now: Nanos) {
+        let Some(w) = self.cpus[waker_cpu as usize].curr else {
+            return;
+        };
+        if w == wakee {
+            return;
+        }
+        let t = &mut self.threads[w];
+        if now > t.flips_decay_ts + 1_000_000_000 {
+            t.wakee_flips >>= 1;
+            t.flips_decay_ts = now;
+        }
+        if t.last_wakee != Some(wakee) {
+            t.last_wakee = Some(wakee);
+            t.wakee_flips += 1;
+        }
+    }
+
+    fn cpu_views(&self, now: Nanos) -> Vec<CpuView> {
+        self.cpus
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let busy = if c.curr.is_some() { 1024 } else { 0 };
+                let cap = u64::from(self.topo.capacity(i as u32));
+                let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
+                CpuView {
+                    idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
+                    sched_idle: false,
+                    nr_running: c.rq.h_nr_queued,
+                    nr_delayed: c.rq.h_nr_delayed,
+                    util: c.util.peek(now, busy) * cap / 1024,
+                    load: c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight),
+                    min_slice: (ms != u64::MAX).then_some(ms),
+                }
+            })
+            .collect()
+    }
+
+    /// `select_task_rq_fair` for thread `tid`.
+    pub(super) fn select_task_rq(
+        &mut self,
+        tid: Tid,
+        waker_cpu: u32,
+        sync: bool,
+        fork: bool,
+        now: Nanos,
+    ) -> (u32, PlaceReason) {
+        let views = self.cpu_views(now);
+        let t = &self.threads[tid];
+        let waker = self.cpus[waker_cpu as usize].curr;
+        let ctx = WakeCtx {
+            waker_cpu,
+            prev_cpu: t.cpu,
+            sync,
+            fork,
+            task_util: t.util.avg,
+            task_load: t.load.avg,
+            waker_load: waker.map_or(0, |w| self.threads[w].load.avg),
+            task_slice: self.cpus[t.cpu as usize].rq.se(t.eid).slice,
+            allowed: &t.allowed,
+            recent_used_cpu: t.recent_used_cpu,
+            waker_flips: waker.map_or(0, |w| self.threads[w].wakee_flips),
+            wakee_flips: t.wakee_flips,
+        };
+        let m = MachineView {
+            topo: &self.topo,
+            cpus: &views,
+            features: &self.cfg.features,
+            llc: &self.llc,
+        };
+        placement::select_task_rq_fair(&m, &ctx)
+    }
+
+    fn queue_on(&self, cpu: u32, tid: Tid) -> CfsRqId {
+        let d = self.threads[tid].directive;
+        match self.cfg.tasks[d]
+            .group
+            .as_ref()
+            .and_then(|p| self.cfg.groups.iter().position(|x| &x.path == p))
+        {
+            Some(g) => self.cpus[cpu as usize].groups[g].1,
+            None => CfsRqId::ROOT,
+        }
+    }
+
+    /// Moves a dequeued (sleeping) thread's entity to `dst`.
+    pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32) {
+        let src = self.threads[tid].cpu;
+        let eid = self.threads[tid].eid;
+        let se = self.cpus[src as usize].rq.detach_task(eid);
+        self.cpus[src as usize].owner[eid.0 as usize] = None;
+        let q = self.queue_on(dst, tid);
+        let neid = self.cpus[dst as usize].rq.attach_task(se, q);
+        let owner = &mut self.cpus[dst as usize].owner;
+        if owner.len() <= neid.0 as usize {
+            owner.resize(neid.0 as usize + 1, None);
+        }
+        owner[neid.0 as usize] = Some(tid);
+        let t = &mut self.threads[tid];
+        t.cpu = dst;
+        t.eid = neid;
+        t.migrations += 1;
+        t.migrated = true;
+    }
+
+    /// Moves a runnable (queued, not running) thread to `dst`:
+    /// `detach_task` + `attach_task` with the kernel's flags.
+    fn migrate_runnable(&mut self, tid: Tid, dst: u32, now: Nanos) {
+        let src = self.threads[tid].cpu;
+        self.pelt_cpu(src, now);
+        self.pelt_cpu(dst, now);
+        let eid = self.threads[tid].eid;
+        let c = &mut self.cpus[src as usize];
+        c.rq.set_clock(now);
+        c.rq.dequeue_task(eid, DequeueFlags::SAVE);
+        self.update_group_share(src, tid);
+        self.move_sleeping(tid, dst);
+        let neid = self.threads[tid].eid;
+        let c = &mut self.cpus[dst as usize];
+        c.rq.set_clock(now);
+        c.rq.enqueue_task(neid, EnqueueFlags::MIGRATED);
+        self.update_group_share(dst, tid);
+        let c = &mut self.cpus[dst as usize];
+        c.rq.wakeup_preempt(neid, WakeFlags::default());
+        self.arm_hrtick(dst, now);
+        self.honour_resched(dst, now);
+    }
+
+    /// Schedules every CPU's first balance pass.
+    pub(super) fn init_balance(&mut self) {
+        let tick = self.cpus[0].rq.config.tick_nsec;
+        for cpu in 0..self.cpus.len() {
+            let n = self.topo.domains[cpu].len();
+            let intervals: Vec<Nanos> = self.topo.domains[cpu]
+                .iter()
+                .map(|sd| u64::from(sd.min_interval_ms) * MS)
+                .collect();
+            let c = &mut self.cpus[cpu];
+            c.avg_idle = 2 * c.rq.config.migration_cost_ns;
+            c.balance_interval = intervals.clone();
+            c.nr_balance_failed = vec![0; n];
+            // Stagger like the kernel's jiffies-based next_balance.
+            c.next_balance = intervals
+                .iter()
+                .map(|i| i + (cpu as u64 % 8) * tick / 8)
+                .collect();
+            if let Some(first) = c.next_balance.iter().min() {
+                self.q.schedule(*first, super::Ev::Balance(cpu as u32));
+            }
+        }
+    }
+
+    /// The periodic balance (`sched_balance_domains`) on `cpu`.
+    pub(super) fn periodic_balance(&mut self, cpu: u32, now: Nanos) {
+        let c = cpu as usize;
+        let busy = self.cpus[c].curr.is_some();
+        let tick = self.cpus[c].rq.config.tick_nsec;
+        for level in 0..self.topo.domains[c].len() {
+            if now < self.cpus[c].next_balance[level] {
+                continue;
+            }
+            if self.topo.domains[c][level].flags.share_llc
+                && !self.topo.domains[c][level].flags.share_cpucapacity
+            {
+                self.update_idle_cpu_scan(cpu, level, now);
+            }
+            let moved = self.sched_balance_rq(cpu, level, !busy, now);
+            let sd = &self.topo.domains[c][level];
+            let (min_i, max_i, factor) = (
+                u64::from(sd.min_interval_ms) * MS,
+                u64::from(sd.max_interval_ms) * MS,
+                u64::from(sd.busy_factor),
+            );
+            let cpu_state = &mut self.cpus[c];
+            cpu_state.balance_interval[level] = if moved > 0 {
+                min_i
+            } else {
+                (cpu_state.balance_interval[level] * 2).min(max_i)
+            };
+            let mut interval = cpu_state.balance_interval[level];
+            if busy {
+                interval = interval * factor - tick.min(interval * factor);
+            }
+            let interval = interval.clamp(tick, 100 * MS);
+            cpu_state.next_balance[level] = now + interval;
+        }
+        if let Some(next) = self.cpus[c].next_balance.iter().min() {
+            self.q
+                .schedule((*next).max(now + 1), super::Ev::Balance(cpu));
+        }
+    }
+
+    /// `update_idle_cpu_scan`: the SIS_UTIL budget of this CPU's LLC.
+    fn update_idle_cpu_scan(&mut self, cpu: u32, level: usize, now: Nanos) {
+        let sd = &self.topo.domains[cpu as usize][level];
+        let weight = sd.span.len() as u64;
+        let pct = u64::from(sd.imbalance_pct);
+        let sum: u64 = sd
+            .span
+            .iter()
+            .map(|i| {
+                let c = &self.cpus[*i as usize];
+                c.util.peek(now, if c.curr.is_some() { 1024 } else { 0 })
+            })
+            .sum();
+        let x = sum / weight.max(1);
+        let y = 1024 - (x * x * pct * pct / (10_000 * 1024)).min(1024);
+        let id = self.topo.llc_id(cpu) as usize;
+        if id < self.llc.nr_idle_scan.len() {
+            self.llc.nr_idle_scan[id] = (y * weight / 1024) as u32;
+        }
+    }
+
+    fn group_stats(&self, group: &[u32], now: Nanos) -> GroupStats {
+        let mut s = GroupStats::default();
+        for cpu in group {
+            let c = &self.cpus[*cpu as usize];
+            let busy = if c.curr.is_some() { 1024 } else { 0 };
+            let cap = u64::from(self.topo.capacity(*cpu));
+            s.nr += u64::from(c.rq.h_nr_queued - c.rq.h_nr_delayed);
+            s.load += c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight);
+            s.util += c.util.peek(now, busy) * cap / 1024;
+            s.capacity += cap;
+            s.idle += u64::from(c.curr.is_none() && c.rq.h_nr_queued == 0);
+            s.weight += 1;
+        }
+        s
+    }
+
+    /// `task_hot`: recently ran here (cache-hot), unless the domain keeps
+    /// failing or it is the SMT level.
+    fn task_hot(&self, tid: Tid, cpu: u32, level: usize, now: Nanos) -> bool {
+        let sd = &self.topo.domains[cpu as usize][level];
+        if sd.flags.share_cpucapacity {
+            return false;
+        }
+        let t = &self.threads[tid];
+        let src = &self.cpus[t.cpu as usize];
+        if self.cfg.features.cache_hot_buddy
+            && src.rq.cfs(src.rq.se(t.eid).cfs_rq).next == Some(t.eid)
+        {
+            return true;
+        }
+        let cost = src.rq.config.migration_cost_ns;
+        now.saturating_sub(t.last_ran) < cost
+    }
+
+    /// One balance pass (`sched_balance_rq`) of `dst` at domain `level`.
+    /// Returns the number of tasks pulled.
+    fn sched_balance_rq(&mut self, dst: u32, level: usize, idle: bool, now: Nanos) -> usize {
+        let sd = self.topo.domains[dst as usize][level].clone();
+        let stats: Vec<(Vec<u32>, GroupStats)> = sd
+            .groups
+            .iter()
+            .map(|g| (g.clone(), self.group_stats(g, now)))
+            .collect();
+        let Some(local) = stats.iter().position(|(g, _)| g.contains(&dst)) else {
+            return 0;
+        };
+        let ls = stats[local].1;
+        let pct = sd.imbalance_pct;
+        let Some((bi, bs)) = stats
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != local)
+            .map(|(i, (_, s))| (i, *s))
+            .max_by_key(|(_, s)| (s.kind(pct), s.avg_load(), s.nr))
+        else {
+            return 0;
+        };
+        // Is there an imbalance worth fixing, and of which type?
+        let migrate_load;
+        let mut imbalance: u64;
+        if ls.kind(pct) == 0 {
+            if bs.kind(pct) == 0 && bs.nr <= ls.nr + 1 {
+                return 0;
+            }
+            if bs.nr <= 1 {
+                return 0;
+            }
+            // migrate_task: even out the number of tasks.
+            migrate_load = false;
+            imbalance = ((bs.nr - ls.nr.min(bs.nr)) / 2).max(1);
+            // adjust_numa_imbalance: tolerate a small imbalance across nodes.
+            if sd.flags.numa && bs.nr <= 2 {
+                return 0;
+            }
+        } else {
+            if bs.kind(pct) < 2 {
+                return 0;
+            }
+            if bs.avg_load() * 100 <= ls.avg_load() * u64::from(pct) {
+                return 0;
+            }
+            migrate_load = true;
+            let total_load: u64 = stats.iter().map(|(_, s)| s.load).sum();
+            let total_cap: u64 = stats.iter().map(|(_, s)| s.capacity).sum();
+            let sd_avg = total_load * 1024 / total_cap.max(1);
+            imbalance = (bs.avg_load().saturating_sub(sd_avg))
+                .min(sd_avg.saturating_sub(ls.avg_load()))
+                * bs.capacity.min(ls.capacity)
+                / 1024;
+            if imbalance == 0 {
+                return 0;
+            }
+        }
+        let _ = idle;
+        // find_busiest_queue.
+        let group = &stats[bi].0;
+        let src = group
+            .iter()
+            .copied()
+            .filter(|c| {
+                let rq = &self.cpus[*c as usize].rq;
+                rq.h_nr_queued - rq.h_nr_delayed >= 2
+            })
+            .max_by_key(|c| {
+                let cpu = &self.cpus[*c as usize];
+                if migrate_load {
+                    cpu.load.peek(now, cpu.rq.cfs(CfsRqId::ROOT).load_weight)
+                } else {
+                    u64::from(cpu.rq.h_nr_queued)
+                }
+            });
+        let Some(src) = src else {
+            return 0;
+        };
+        // detach_tasks: the coldest first (the tail of cfs_tasks).
+        let mut cands: Vec<Tid> = (0..self.threads.len())
+            .filter(|t| {
+                let th = &self.threads[*t];
+                th.cpu == src
+                    && th.state == State::Runnable
+                    && th.allowed.contains(&dst)
+                    && !self.cpus[src as usize].rq.se(th.eid).sched_delayed
+            })
+            .collect();
+        cands.sort_by_key(|t| (self.threads[*t].last_ran, *t));
+        let failed = self.cpus[dst as usize].nr_balance_failed[level];
+        let mut moved = 0;
+        for tid in cands.into_iter().take(LOOP_MAX) {
+            if imbalance == 0 {
+                break;
+            }
+            if failed <= sd.cache_nice_tries && self.task_hot(tid, dst, level, now) {
+                continue;
+            }
+            if migrate_load {
+                let load = self.threads[tid].load.avg.max(1);
+                if load >> failed.min(16) > imbalance {
+                    continue;
+                }
+                imbalance = imbalance.saturating_sub(load);
+            } else {
+                imbalance -= 1;
+            }
+            self.migrate_runnable(tid, dst, now);
+            moved += 1;
+        }
+        let f = &mut self.cpus[dst as usize].nr_balance_failed[level];
+        *f = if moved > 0 { 0 } else { *f + 1 };
+        moved
+    }
+
+    /// `sched_balance_newidle`: a CPU about to go idle tries to pull a
+    /// task, domain by domain, unless it does not stay idle long enough
+    /// on average. NI_RANDOM skips attempts in proportion to the recent
+    /// failure rate.
+    pub(super) fn newidle_balance(&mut self, cpu: u32, now: Nanos) -> bool {
+        let c = &self.cpus[cpu as usize];
+        if c.avg_idle < c.rq.config.migration_cost_ns {
+            return false;
+        }
+        for level in 0..self.topo.domains[cpu as usize].len() {
+            if !self.topo.domains[cpu as usize][level].flags.balance_newidle {
+                continue;
+            }
+            if self.cfg.features.ni_random {
+                let failed = u64::from(self.cpus[cpu as usize].nr_balance_failed[level].min(10));
+                let chance = 1024 >> failed;
+                if self.rng.below(1024) >= chance.max(1) {
+                    continue;
+                }
+            }
+            if self.sched_balance_rq(cpu, level, true, now) > 0 {
+                return true;
+            }
+        }
+        false
+    }
+}

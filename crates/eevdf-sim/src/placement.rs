@@ -1,0 +1,467 @@
+//! Wakeup and fork placement: `select_task_rq_fair` (spec §11.1) with
+//! `wake_wide`, `wake_affine` (WA_IDLE, WA_WEIGHT, WA_BIAS and the seed's
+//! WA_SLICE), `select_idle_sibling` (target, prev, recent_used_cpu, idle
+//! cores with SMT, `select_idle_cpu` with the SIS_UTIL budget, and the
+//! seed's SIS_SLICE), `select_idle_capacity` with the fit margins on
+//! asymmetric machines, and the fork slow path
+//! (`sched_balance_find_dst_cpu`).
+//!
+//! Pure functions of a [`MachineView`], so decisions can be tested
+//! data-driven: machine, CPU states and waking task in, CPU and the
+//! rule that chose it ([`PlaceReason`]) out.
+
+use eevdf_core::Features;
+
+use crate::topology::Topology;
+
+/// What placement needs to know about one CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuView {
+    /// Nothing runs or is queued (`available_idle_cpu`).
+    pub idle: bool,
+    /// Only SCHED_IDLE tasks run (`sched_idle_cpu`): counts as idle.
+    pub sched_idle: bool,
+    /// `rq->nr_running` (delayed tasks included).
+    pub nr_running: u32,
+    /// Delayed tasks among them.
+    pub nr_delayed: u32,
+    /// PELT utilisation, 0..=1024 of this CPU's capacity scale.
+    pub util: u64,
+    /// PELT load (`cpu_load`).
+    pub load: u64,
+    /// The queue's minimum slice including curr (`MINSLICE_PERCPU`);
+    /// `None` when idle.
+    pub min_slice: Option<u64>,
+}
+
+impl CpuView {
+    fn idle_for_sis(&self) -> bool {
+        self.idle || self.sched_idle
+    }
+}
+
+/// Per-LLC state kept by the load balancer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LlcState {
+    /// SIS_UTIL scan budget, indexed by the LLC id (first CPU of the LLC).
+    pub nr_idle_scan: Vec<u32>,
+}
+
+/// The waking (or forked) task and its context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WakeCtx<'a> {
+    /// The waker's CPU (`smp_processor_id()`); the parent's at fork.
+    pub waker_cpu: u32,
+    pub prev_cpu: u32,
+    pub sync: bool,
+    pub fork: bool,
+    pub task_util: u64,
+    pub task_load: u64,
+    /// The waker's load (`current`'s `task_h_load`), for sync wakeups.
+    pub waker_load: u64,
+    pub task_slice: u64,
+    pub allowed: &'a [u32],
+    pub recent_used_cpu: Option<u32>,
+    pub waker_flips: u32,
+    pub wakee_flips: u32,
+}
+
+/// The whole machine as placement sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct MachineView<'a> {
+    pub topo: &'a Topology,
+    pub cpus: &'a [CpuView],
+    pub features: &'a Features,
+    pub llc: &'a LlcState,
+}
+
+/// Why a CPU was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceReason {
+    /// The fork/exec slow path: idlest group, then idlest CPU.
+    ForkIdlest,
+    /// `select_idle_sibling`: the target is idle.
+    TargetIdle,
+    /// `select_idle_sibling`: prev shares the LLC and is idle.
+    PrevIdle,
+    /// `select_idle_sibling`: the recently used CPU is idle.
+    RecentUsedIdle,
+    /// `select_idle_capacity`: an idle CPU that fits the task.
+    IdleCapacityFit,
+    /// `select_idle_capacity`: no idle fitting CPU; the best idle one.
+    IdleCapacityBest,
+    /// An idle SMT sibling of prev.
+    IdleSmtSibling,
+    /// `select_idle_core`: a fully idle core.
+    IdleCore,
+    /// `select_idle_cpu`: an idle CPU found by the scan.
+    IdleCpuScan,
+    /// SIS_SLICE: no idle CPU; the one where the slice lets it run first.
+    SliceCpu,
+    /// No idle CPU found: the target (after wake_affine).
+    Target,
+    /// The task may only run on one CPU.
+    Pinned,
+}
+
+/// The fit margin: `fits_capacity(u, cap)` ⇔ u * 1280 < cap * 1024.
+pub fn fits_capacity(util: u64, capacity: u32) -> bool {
+    util * 1280 < u64::from(capacity) * 1024
+}
+
+/// `wake_wide`: one-to-many waker patterns spread out.
+pub fn wake_wide(topo: &Topology, ctx: &WakeCtx) -> bool {
+    let factor = topo.llc_size(ctx.waker_cpu);
+    let (master, slave) = if ctx.waker_flips >= ctx.wakee_flips {
+        (ctx.waker_flips, ctx.wakee_flips)
+    } else {
+        (ctx.wakee_flips, ctx.waker_flips)
+    };
+    !(slave < factor || master < slave * factor)
+}
+
+fn allowed(ctx: &WakeCtx, cpu: u32) -> bool {
+    ctx.allowed.contains(&cpu)
+}
+
+/// `wake_affine_idle`.
+fn wake_affine_idle(m: &MachineView, this: u32, prev: u32, sync: bool) -> Option<u32> {
+    let c = |i: u32| m.cpus[i as usize];
+    if c(this).idle && m.topo.cpus_share_cache(this, prev) {
+        return Some(if c(prev).idle { prev } else { this });
+    }
+    if sync && c(this).nr_running - c(this).nr_delayed == 1 {
+        return Some(this);
+    }
+    if c(prev).idle {
+        return Some(prev);
+    }
+    None
+}
+
+/// `wake_affine_weight` with PELT loads.
+fn wake_affine_weight(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    this: u32,
+    prev: u32,
+    imbalance_pct: u32,
+) -> Option<u32> {
+    let c = |i: u32| m.cpus[i as usize];
+    let mut this_eff = i128::from(c(this).load);
+    if ctx.sync {
+        let current = i128::from(ctx.waker_load);
+        if current > this_eff {
+            return Some(this);
+        }
+        this_eff -= current;
+    }
+    this_eff += i128::from(ctx.task_load);
+    let mut prev_eff = (i128::from(c(prev).load) - i128::from(ctx.task_load)).max(0);
+    if m.features.wa_bias {
+        this_eff *= 100;
+        prev_eff *= 100 + (i128::from(imbalance_pct) - 100) / 2;
+    }
+    this_eff *= i128::from(m.topo.capacity(prev));
+    prev_eff *= i128::from(m.topo.capacity(this));
+    if ctx.sync {
+        prev_eff += 1;
+    }
+    (this_eff < prev_eff).then_some(this)
+}
+
+/// WA_SLICE (0/8 7/8): prefer the CPU where the wakee's slice is shorter
+/// than the minimum slice queued there (it would preempt).
+fn wake_affine_slice(m: &MachineView, ctx: &WakeCtx, this: u32, prev: u32) -> Option<u32> {
+    let preempts = |i: u32| {
+        m.cpus[i as usize]
+            .min_slice
+            .is_none_or(|s| ctx.task_slice < s)
+    };
+    match (preempts(this), preempts(prev)) {
+        (true, false) => Some(this),
+        (false, true) => Some(prev),
+        _ => None,
+    }
+}
+
+/// `wake_affine`: this CPU (the waker's) or prev.
+fn wake_affine(m: &MachineView, ctx: &WakeCtx, this: u32, prev: u32, imbalance_pct: u32) -> u32 {
+    let f = m.features;
+    let mut target = None;
+    if f.wa_idle {
+        target = wake_affine_idle(m, this, prev, ctx.sync);
+    }
+    if target.is_none() && f.wa_slice {
+        target = wake_affine_slice(m, ctx, this, prev);
+    }
+    if target.is_none() && f.wa_weight {
+        target = wake_affine_weight(m, ctx, this, prev, imbalance_pct);
+    }
+    match target {
+        Some(t) if t == this => this,
+        _ => prev,
+    }
+}
+
+/// `select_task_rq_fair`.
+pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason) {
+    if ctx.allowed.len() == 1 {
+        return (ctx.allowed[0], PlaceReason::Pinned);
+    }
+    let cpu = ctx.waker_cpu;
+    let prev = if allowed(ctx, ctx.prev_cpu) {
+        ctx.prev_cpu
+    } else {
+        ctx.allowed[0]
+    };
+    let want_affine = !ctx.fork && !wake_wide(m.topo, ctx) && allowed(ctx, cpu);
+    let mut new_cpu = prev;
+    let mut slow: Option<usize> = None;
+    for (i, sd) in m.topo.domains[cpu as usize].iter().enumerate() {
+        if want_affine && sd.flags.wake_affine && sd.span.contains(&prev) {
+            if cpu != prev {
+                new_cpu = wake_affine(m, ctx, cpu, prev, sd.imbalance_pct);
+            }
+            slow = None;
+            break;
+        }
+        let flagged = if ctx.fork {
+            sd.flags.balance_fork
+        } else {
+            sd.flags.balance_wake
+        };
+        if flagged {
+            slow = Some(i);
+        } else if !want_affine {
+            break;
+        }
+    }
+    if let Some(level) = slow {
+        return (find_idlest_cpu(m, ctx, cpu, level), PlaceReason::ForkIdlest);
+    }
+    if ctx.fork {
+        // No domain (one CPU): stay.
+        return (prev, PlaceReason::Target);
+    }
+    select_idle_sibling(m, ctx, prev, new_cpu)
+}
+
+fn fits(m: &MachineView, ctx: &WakeCtx, cpu: u32) -> bool {
+    !m.topo.asymmetric() || fits_capacity(ctx.task_util, m.topo.capacity(cpu))
+}
+
+/// `select_idle_sibling(p, prev, target)`.
+pub fn select_idle_sibling(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    prev: u32,
+    target: u32,
+) -> (u32, PlaceReason) {
+    let c = |i: u32| m.cpus[i as usize];
+    let asym = m.topo.asymmetric();
+    if c(target).idle_for_sis() && fits(m, ctx, target) {
+        return (target, PlaceReason::TargetIdle);
+    }
+    if prev != target
+        && m.topo.cpus_share_cache(prev, target)
+        && c(prev).idle_for_sis()
+        && fits(m, ctx, prev)
+    {
+        return (prev, PlaceReason::PrevIdle);
+    }
+    if let Some(r) = ctx.recent_used_cpu {
+        if r != prev
+            && r != target
+            && allowed(ctx, r)
+            && m.topo.cpus_share_cache(r, target)
+            && c(r).idle_for_sis()
+            && fits(m, ctx, r)
+        {
+            return (r, PlaceReason::RecentUsedIdle);
+        }
+    }
+    if asym {
+        if let Some(sd) = m.topo.sd_asym_cpucapacity(target) {
+            return select_idle_capacity(m, ctx, &sd.span, target);
+        }
+    }
+    let Some(llc) = m.topo.sd_llc(target) else {
+        return (target, PlaceReason::Target);
+    };
+    let smt = m.topo.smt_siblings(target).len() > 1;
+    let has_idle_core = smt && has_idle_cores(m, &llc.span);
+    if smt && !has_idle_core && m.topo.cpus_share_cache(prev, target) {
+        for s in m.topo.smt_siblings(prev).iter() {
+            if *s != prev && allowed(ctx, *s) && c(*s).idle_for_sis() {
+                return (*s, PlaceReason::IdleSmtSibling);
+            }
+        }
+    }
+    if let Some(hit) = select_idle_cpu(m, ctx, &llc.span, has_idle_core, target) {
+        return hit;
+    }
+    (target, PlaceReason::Target)
+}
+
+/// Whether any core of `span` has all its SMT threads idle. (The kernel
+/// keeps this as a per-LLC hint that may be stale; we compute it.)
+fn has_idle_cores(m: &MachineView, span: &[u32]) -> bool {
+    span.iter().any(|cpu| {
+        m.topo
+            .smt_siblings(*cpu)
+            .iter()
+            .all(|s| m.cpus[*s as usize].idle)
+    })
+}
+
+/// `select_idle_cpu`: scan the LLC from target + 1 in wrap order.
+fn select_idle_cpu(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    span: &[u32],
+    has_idle_core: bool,
+    target: u32,
+) -> Option<(u32, PlaceReason)> {
+    let c = |i: u32| m.cpus[i as usize];
+    let start = span.iter().position(|x| *x == target).unwrap_or(0);
+    let order = (1..=span.len()).map(|k| span[(start + k) % span.len()]);
+    let mut budget = if m.features.sis_util && !has_idle_core {
+        let llc_id = m.topo.llc_id(target) as usize;
+        let nr = m
+            .llc
+            .nr_idle_scan
+            .get(llc_id)
+            .copied()
+            .unwrap_or(span.len() as u32)
+            + 1;
+        if nr == 1 {
+            return sis_slice(m, ctx, span);
+        }
+        nr
+    } else {
+        u32::MAX
+    };
+    for cpu in order {
+        if !allowed(ctx, cpu) {
+            continue;
+        }
+        if has_idle_core {
+            let sib = m.topo.smt_siblings(cpu);
+            if sib.iter().all(|s| c(*s).idle) {
+                return Some((cpu, PlaceReason::IdleCore));
+            }
+            continue;
+        }
+        if budget == 0 {
+            break;
+        }
+        budget -= 1;
+        if c(cpu).idle_for_sis() {
+            return Some((cpu, PlaceReason::IdleCpuScan));
+        }
+    }
+    sis_slice(m, ctx, span)
+}
+
+/// SIS_SLICE (0/8 8/8): with no idle CPU, the CPU where the wakee's
+/// slice is shorter than everything queued (it would preempt at once),
+/// preferring the largest such minimum slice.
+fn sis_slice(m: &MachineView, ctx: &WakeCtx, span: &[u32]) -> Option<(u32, PlaceReason)> {
+    if !m.features.sis_slice {
+        return None;
+    }
+    span.iter()
+        .copied()
+        .filter(|c| allowed(ctx, *c))
+        .filter_map(|c| {
+            m.cpus[c as usize]
+                .min_slice
+                .filter(|s| ctx.task_slice < *s)
+                .map(|s| (c, s))
+        })
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(c, _)| (c, PlaceReason::SliceCpu))
+}
+
+/// `select_idle_capacity`: the first idle CPU that fits, else the best
+/// idle one by capacity, else target.
+fn select_idle_capacity(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    span: &[u32],
+    target: u32,
+) -> (u32, PlaceReason) {
+    let start = span.iter().position(|x| *x == target).unwrap_or(0);
+    let mut best: Option<(u32, u32)> = None;
+    for k in 0..span.len() {
+        let cpu = span[(start + k) % span.len()];
+        if !allowed(ctx, cpu) || !m.cpus[cpu as usize].idle_for_sis() {
+            continue;
+        }
+        let cap = m.topo.capacity(cpu);
+        if fits_capacity(ctx.task_util, cap) {
+            return (cpu, PlaceReason::IdleCapacityFit);
+        }
+        if best.is_none_or(|(_, bc)| cap > bc) {
+            best = Some((cpu, cap));
+        }
+    }
+    match best {
+        Some((cpu, _)) => (cpu, PlaceReason::IdleCapacityBest),
+        None => (target, PlaceReason::Target),
+    }
+}
+
+/// `sched_balance_find_dst_cpu`: from the highest flagged domain down,
+/// the idlest group (most idle CPUs, then fewest tasks, then least
+/// load), then the idlest CPU in it.
+fn find_idlest_cpu(m: &MachineView, ctx: &WakeCtx, cpu: u32, level: usize) -> u32 {
+    let c = |i: u32| m.cpus[i as usize];
+    let mut cpu = if allowed(ctx, cpu) {
+        cpu
+    } else {
+        ctx.allowed[0]
+    };
+    let mut level = level as isize;
+    while level >= 0 {
+        let Some(sd) = m.topo.domains[cpu as usize].get(level as usize) else {
+            break;
+        };
+        let score = |g: &Vec<u32>| {
+            let cpus: Vec<u32> = g.iter().copied().filter(|x| allowed(ctx, *x)).collect();
+            if cpus.is_empty() {
+                return None;
+            }
+            let idle = cpus.iter().filter(|x| c(**x).idle).count() as u64;
+            let running: u64 = cpus.iter().map(|x| u64::from(c(*x).nr_running)).sum();
+            let load: u64 = cpus.iter().map(|x| c(*x).load).sum();
+            // Lower is better.
+            Some((u64::MAX - idle, running, load))
+        };
+        let local = sd.groups.iter().find(|g| g.contains(&cpu));
+        let local_score = local.and_then(score);
+        let best = sd
+            .groups
+            .iter()
+            .filter_map(|g| score(g).map(|s| (s, g)))
+            .min_by(|a, b| a.0.cmp(&b.0));
+        if let Some((s, g)) = best {
+            if local_score.is_none_or(|ls| s < ls) {
+                // The idlest CPU of that group.
+                cpu = g
+                    .iter()
+                    .copied()
+                    .filter(|x| allowed(ctx, *x))
+                    .min_by_key(|x| (u8::from(!c(*x).idle), c(*x).nr_running, c(*x).load))
+                    .unwrap_or(cpu);
+            }
+        }
+        level -= 1;
+    }
+    if !allowed(ctx, cpu) {
+        return ctx.allowed[0];
+    }
+    // Finally the idlest CPU among the local bottom group (SMT siblings).
+    cpu
+}
