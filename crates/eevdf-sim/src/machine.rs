@@ -576,6 +576,65 @@ impl Sim {
         &self.cpus[cpu as usize].rq
     }
 
+    /// Checks that every thread is where its state says (spec §14
+    /// invariant 14, no lost wakeups): running threads are their CPU's
+    /// current task; runnable ones are queued and not delayed; sleeping
+    /// ones are off the queue or delayed; each thread's entity lives on
+    /// its CPU; every runqueue passes its own invariant check.
+    pub fn check_threads(&self) -> Result<(), String> {
+        for (tid, t) in self.threads.iter().enumerate() {
+            let c = &self.cpus[t.cpu as usize];
+            if c.owner.get(t.eid.0 as usize).copied().flatten() != Some(tid) {
+                return Err(format!("thread {tid}: entity not owned on CPU {}", t.cpu));
+            }
+            let se = c.rq.se(t.eid);
+            match t.state {
+                State::Running => {
+                    if c.curr != Some(tid) || c.rq.curr_task != Some(t.eid) || !se.on_rq {
+                        return Err(format!(
+                            "thread {tid}: running but not current on CPU {}",
+                            t.cpu
+                        ));
+                    }
+                }
+                State::Runnable => {
+                    if !se.on_rq || se.sched_delayed {
+                        return Err(format!(
+                            "thread {tid}: runnable but not queued (lost wakeup)"
+                        ));
+                    }
+                }
+                State::Sleeping | State::Waking => {
+                    if se.on_rq && !se.sched_delayed {
+                        return Err(format!("thread {tid}: asleep but queued"));
+                    }
+                    if c.curr == Some(tid) {
+                        return Err(format!("thread {tid}: asleep but current"));
+                    }
+                }
+            }
+            if !t.allowed.contains(&t.cpu) && t.started {
+                return Err(format!(
+                    "thread {tid}: on CPU {} outside its affinity",
+                    t.cpu
+                ));
+            }
+        }
+        for (i, c) in self.cpus.iter().enumerate() {
+            c.rq.check_invariants()
+                .map_err(|e| format!("CPU {i}: {e}"))?;
+            if let Some(tid) = c.curr {
+                if self.threads[tid].cpu != i as u32 {
+                    return Err(format!(
+                        "CPU {i} runs thread {tid} of CPU {}",
+                        self.threads[tid].cpu
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// CPU time consumed so far by each thread, in creation order.
     pub fn thread_runtimes(&self) -> Vec<Nanos> {
         self.threads
