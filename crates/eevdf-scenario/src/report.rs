@@ -224,6 +224,15 @@ struct JsonCpu {
     cpu: u32,
     busy_ms: f64,
     switches: u64,
+    nr_running_avg: f64,
+    util: u64,
+    capacity: u32,
+}
+
+#[derive(Serialize)]
+struct JsonDomain<'a> {
+    level: &'a str,
+    migrations: u64,
 }
 
 #[derive(Serialize)]
@@ -259,6 +268,8 @@ struct JsonResult<'a> {
     tasks: Vec<JsonTask<'a>>,
     cpus: Vec<JsonCpu>,
     totals: JsonTotals,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    domains: Vec<JsonDomain<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     hackbench: Vec<JsonHackbench<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -302,6 +313,17 @@ pub fn json(scenario_text: &str, r: &SimResult) -> String {
                 cpu: c.cpu,
                 busy_ms: ms3(c.busy_ns),
                 switches: c.switches,
+                nr_running_avg: c.nr_running_milli as f64 / 1000.0,
+                util: c.util,
+                capacity: c.capacity,
+            })
+            .collect(),
+        domains: r
+            .domains
+            .iter()
+            .map(|d| JsonDomain {
+                level: &d.level,
+                migrations: d.migrations,
             })
             .collect(),
         totals: JsonTotals {
@@ -976,11 +998,17 @@ mod tests {
                     cpu: 0,
                     busy_ns: 1_000_000_000,
                     switches: 10,
+                    nr_running_milli: 1500,
+                    util: 1024,
+                    capacity: 1024,
                 },
                 CpuResult {
                     cpu: 1,
                     busy_ns: 333_333_333,
                     switches: 0,
+                    nr_running_milli: 333,
+                    util: 300,
+                    capacity: 1024,
                 },
             ],
             totals: Totals {
@@ -988,6 +1016,7 @@ mod tests {
                 migrations: 1,
                 wakeups: 3,
             },
+            domains: vec![],
             hackbench: vec![],
             schbench: vec![],
         }
@@ -1028,6 +1057,7 @@ mod tests {
             tasks: vec![],
             cpus: vec![],
             totals: Totals::default(),
+            domains: vec![],
             hackbench: vec![],
             schbench: vec![],
         }
@@ -1064,8 +1094,8 @@ mod tests {
             r#"{"name":"hog.1","role":"hog","cpu_ms":499.001,"samples":0,"wakeups":0,"#,
             r#""migrations":0,"latency_us":{"min":0.0,"mean":0.0,"p50":0.0,"p90":0.0,"#,
             r#""p99":0.0,"p99_9":0.0,"max":0.0}}],"#,
-            r#""cpus":[{"cpu":0,"busy_ms":1000.0,"switches":10},"#,
-            r#"{"cpu":1,"busy_ms":333.333,"switches":0}],"#,
+            r#""cpus":[{"cpu":0,"busy_ms":1000.0,"switches":10,"nr_running_avg":1.5,"util":1024,"capacity":1024},"#,
+            r#"{"cpu":1,"busy_ms":333.333,"switches":0,"nr_running_avg":0.333,"util":300,"capacity":1024}],"#,
             r#""totals":{"switches":10,"migrations":1,"wakeups":3}}"#,
             "\n"
         );

@@ -93,7 +93,7 @@ const SETTABLE: &[&str] = &[
 ];
 const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
-const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns"];
+const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns", "energy_aware"];
 const COST_KEYS: &[&str] = &["switch", "wake", "migrate"];
 const COMMON_KEYS: &[&str] = &[
     "nice", "policy", "slice", "cpus", "group", "slack", "start", "kernel", "ksection",
@@ -375,6 +375,9 @@ impl Scenario {
         }
         if let Some(v) = sim.sysctl.migration_cost_ns {
             sysctl.push(format!("migration_cost_ns={v}"));
+        }
+        if let Some(v) = sim.sysctl.energy_aware {
+            sysctl.push(format!("energy_aware={}", u8::from(v)));
         }
         if !sysctl.is_empty() {
             lines.push(format!("sysctl {}", sysctl.join(" ")));
@@ -1425,6 +1428,21 @@ impl Builder {
     fn sysctl(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
         for kv in Self::kvs(line, toks, SYSCTL_KEYS, "base_slice_ns=2800000")? {
             self.once(line, kv.kcol, &format!("sysctl {}", kv.key))?;
+            if kv.key == "energy_aware" {
+                self.sc.sim.sysctl.energy_aware = Some(match kv.val {
+                    "1" => true,
+                    "0" => false,
+                    _ => {
+                        return Err(ParseError::new(
+                            line,
+                            kv.vcol,
+                            format!("expected 0 or 1, found {}", quote(kv.val)),
+                            "energy_aware=1 enables EAS on machines with an energy model",
+                        ))
+                    }
+                });
+                continue;
+            }
             let (lo, hi) = match kv.key {
                 "base_slice_ns" => (US, S),
                 _ => (0, S),

@@ -61,6 +61,10 @@ impl Sim {
     /// Brings a CPU's PELT signals up to `now` (levels as they were).
     pub(super) fn pelt_cpu(&mut self, cpu: u32, now: Nanos) {
         let c = &mut self.cpus[cpu as usize];
+        if now > c.nr_last {
+            c.nr_area += u128::from(c.rq.h_nr_queued) * u128::from(now - c.nr_last);
+            c.nr_last = now;
+        }
         let busy = if c.curr.is_some() { 1024 } else { 0 };
         let load = c.rq.cfs(CfsRqId::ROOT).load_weight;
         c.util.update(now, busy);
@@ -151,6 +155,7 @@ impl Sim {
             cpus: &views,
             features: &self.cfg.features,
             llc: &self.llc,
+            eas: self.eas,
         };
         placement::select_task_rq_fair(&m, &ctx)
     }
@@ -180,6 +185,23 @@ impl Sim {
             owner.resize(neid.0 as usize + 1, None);
         }
         owner[neid.0 as usize] = Some(tid);
+        // Count it at the lowest domain (of CPU 0's hierarchy, by span
+        // size) that spans both CPUs.
+        let level = self.topo.domains[src as usize]
+            .iter()
+            .find(|sd| sd.span.contains(&dst))
+            .map(|sd| sd.span.len());
+        if let Some(span) = level {
+            let idx = self.topo.domains[0]
+                .iter()
+                .position(|sd| sd.span.len() >= span);
+            if let Some(i) = idx {
+                if self.domain_migrations.len() <= i {
+                    self.domain_migrations.resize(i + 1, 0);
+                }
+                self.domain_migrations[i] += 1;
+            }
+        }
         let t = &mut self.threads[tid];
         t.cpu = dst;
         t.eid = neid;

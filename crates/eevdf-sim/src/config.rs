@@ -214,6 +214,9 @@ pub struct Sysctl {
     pub base_slice_ns: Option<Nanos>,
     /// `migration_cost_ns`; `None` = 500 us.
     pub migration_cost_ns: Option<Nanos>,
+    /// `/proc/sys/kernel/sched_energy_aware`; `None` = on where the
+    /// machine has an energy model in mainline (rb5).
+    pub energy_aware: Option<bool>,
 }
 
 /// A whole simulation.

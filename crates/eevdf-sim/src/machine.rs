@@ -15,7 +15,8 @@ use crate::metrics::LatencyHist;
 use crate::pelt::Pelt;
 use crate::placement::LlcState;
 use crate::result::{
-    CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,
+    CpuResult, DomainResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult,
+    Totals,
 };
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
@@ -129,6 +130,9 @@ struct Cpu {
     /// When the CPU last went idle, and the average idle length.
     idle_since: Option<Nanos>,
     avg_idle: Nanos,
+    /// ∫ nr_running dt since the start, and when it was last advanced.
+    nr_area: u128,
+    nr_last: Nanos,
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +150,10 @@ pub struct Sim {
     topo: Topology,
     llc: LlcState,
     rng: SimRng,
+    /// Energy-aware scheduling is on.
+    eas: bool,
+    /// Migrations per domain level of CPU 0's hierarchy (by span size).
+    domain_migrations: Vec<u64>,
     /// The CPU running a newidle balance: it picks after pulling, so
     /// wakeup preemption must not switch it from inside the pull.
     newidle_cpu: Option<u32>,
@@ -171,6 +179,8 @@ impl Sim {
             .or_else(|_| Topology::build(&flat))
             .expect("a flat machine always builds");
         let nr = topo.nr_cpus();
+        let topo_name = topo.name.clone();
+        let topo_has_no_em = topo.perf_domains.is_empty() || !topo.asymmetric();
         let mut rng = SimRng::new(cfg.seed);
         let mut rqcfg = RqConfig::new(cfg.features, nr, cfg.hz);
         if let Some(b) = cfg.sysctl.base_slice_ns {
@@ -219,6 +229,8 @@ impl Sim {
                     nr_balance_failed: Vec::new(),
                     idle_since: Some(0),
                     avg_idle: 0,
+                    nr_area: 0,
+                    nr_last: 0,
                 }
             })
             .collect();
@@ -230,6 +242,12 @@ impl Sim {
             llc,
             rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             newidle_cpu: None,
+            // sched_energy_aware: the kernel enables EAS when the machine
+            // has an energy model. Of our presets only rb5 has one in
+            // mainline (its DT gives dynamic-power-coefficients); the
+            // seeds ran Orion6 without EAS.
+            eas: cfg.sysctl.energy_aware.unwrap_or(topo_name == "rb5") && !topo_has_no_em,
+            domain_migrations: Vec::new(),
             q,
             cpus,
             threads: Vec::new(),
@@ -1257,6 +1275,9 @@ impl Sim {
                 n
             })
             .collect();
+        for c in 0..self.cpus.len() {
+            self.pelt_cpu(c as u32, end);
+        }
         let cpus: Vec<CpuResult> = self
             .cpus
             .iter()
@@ -1265,6 +1286,17 @@ impl Sim {
                 cpu: i as u32,
                 busy_ns: c.busy_ns,
                 switches: c.switches,
+                nr_running_milli: (c.nr_area * 1000 / u128::from(end.max(1))) as u64,
+                util: c.util.avg,
+                capacity: self.topo.capacity(i as u32),
+            })
+            .collect();
+        let domains = self.topo.domains[0]
+            .iter()
+            .enumerate()
+            .map(|(i, sd)| DomainResult {
+                level: sd.level.name(),
+                migrations: self.domain_migrations.get(i).copied().unwrap_or(0),
             })
             .collect();
         let totals = Totals {
@@ -1307,6 +1339,7 @@ impl Sim {
             tasks,
             cpus,
             totals,
+            domains,
             hackbench,
             schbench,
         }

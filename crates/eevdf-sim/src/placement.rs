@@ -73,6 +73,9 @@ pub struct MachineView<'a> {
     pub cpus: &'a [CpuView],
     pub features: &'a Features,
     pub llc: &'a LlcState,
+    /// Energy-aware scheduling is enabled (`sched_energy_aware`) and the
+    /// machine has an energy model.
+    pub eas: bool,
 }
 
 /// Why a CPU was chosen.
@@ -102,6 +105,8 @@ pub enum PlaceReason {
     Target,
     /// The task may only run on one CPU.
     Pinned,
+    /// `find_energy_efficient_cpu`: the lowest estimated energy.
+    EnergyEfficient,
 }
 
 /// The fit margin: `fits_capacity(u, cap)` ⇔ u * 1280 < cap * 1024.
@@ -215,6 +220,11 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason)
     } else {
         ctx.allowed[0]
     };
+    if !ctx.fork && m.eas && !m.topo.perf_domains.is_empty() {
+        if let Some(c) = find_energy_efficient_cpu(m, ctx, prev) {
+            return (c, PlaceReason::EnergyEfficient);
+        }
+    }
     let want_affine = !ctx.fork && !wake_wide(m.topo, ctx) && allowed(ctx, cpu);
     let mut new_cpu = prev;
     let mut slow: Option<usize> = None;
@@ -464,4 +474,84 @@ fn find_idlest_cpu(m: &MachineView, ctx: &WakeCtx, cpu: u32, level: usize) -> u3
     }
     // Finally the idlest CPU among the local bottom group (SMT siblings).
     cpu
+}
+
+/// The root domain is over-utilised when some CPU runs above ~80 % of
+/// its capacity (the fit margin); EAS then steps aside.
+pub fn overutilized(m: &MachineView) -> bool {
+    m.cpus
+        .iter()
+        .enumerate()
+        .any(|(i, c)| !fits_capacity(c.util, m.topo.capacity(i as u32)))
+}
+
+/// Estimated energy of one performance domain with the given CPU
+/// utilisations: the lowest OPP whose capacity covers the busiest CPU,
+/// then Σ util × cost / capacity of that OPP (spec §11.6).
+fn pd_energy(opps: &[(u32, u64)], utils: impl Iterator<Item = u64> + Clone) -> u128 {
+    let max = utils.clone().max().unwrap_or(0);
+    let (cap, cost) = opps
+        .iter()
+        .copied()
+        .find(|(c, _)| u64::from(*c) >= max)
+        .or_else(|| opps.last().copied())
+        .unwrap_or((1024, 0));
+    let sum: u128 = utils.map(u128::from).sum();
+    sum * u128::from(cost) / u128::from(cap.max(1))
+}
+
+/// `find_energy_efficient_cpu` (minimal): per performance domain, the
+/// allowed CPU with the most spare capacity that still fits the task
+/// (and prev); the candidate whose placement adds the least energy wins,
+/// prev on ties. `None` when over-utilised or nothing fits.
+pub fn find_energy_efficient_cpu(m: &MachineView, ctx: &WakeCtx, prev: u32) -> Option<u32> {
+    if overutilized(m) {
+        return None;
+    }
+    let util = |c: u32| m.cpus[c as usize].util;
+    let fits_with_task = |c: u32| fits_capacity(util(c) + ctx.task_util, m.topo.capacity(c));
+    let mut candidates: Vec<u32> = Vec::new();
+    if allowed(ctx, prev) && fits_with_task(prev) {
+        candidates.push(prev);
+    }
+    for pd in &m.topo.perf_domains {
+        let best = pd
+            .cpus
+            .iter()
+            .copied()
+            .filter(|c| allowed(ctx, *c) && fits_with_task(*c))
+            .max_by_key(|c| {
+                (
+                    u64::from(m.topo.capacity(*c)).saturating_sub(util(*c)),
+                    std::cmp::Reverse(*c),
+                )
+            });
+        if let Some(c) = best {
+            if !candidates.contains(&c) {
+                candidates.push(c);
+            }
+        }
+    }
+    let energy_with = |target: Option<u32>| -> u128 {
+        m.topo
+            .perf_domains
+            .iter()
+            .map(|pd| {
+                let utils = pd
+                    .cpus
+                    .iter()
+                    .map(|c| util(*c) + if Some(*c) == target { ctx.task_util } else { 0 });
+                pd_energy(&pd.opps, utils)
+            })
+            .sum()
+    };
+    let base = energy_with(None);
+    let mut best: Option<(u128, u32)> = None;
+    for c in candidates {
+        let delta = energy_with(Some(c)).saturating_sub(base);
+        if best.is_none_or(|(d, _)| delta < d) {
+            best = Some((delta, c));
+        }
+    }
+    best.map(|(_, c)| c)
 }

@@ -33,6 +33,20 @@ pub struct CpuResult {
     pub cpu: u32,
     pub busy_ns: Nanos,
     pub switches: u64,
+    /// Time-averaged `nr_running` (delayed tasks included), x1000.
+    pub nr_running_milli: u64,
+    /// PELT utilisation at the end, 0..=1024 of this CPU's capacity.
+    pub util: u64,
+    /// This CPU's capacity (1024 = the biggest CPU).
+    pub capacity: u32,
+}
+
+/// Migrations by the lowest sched domain spanning source and target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DomainResult {
+    /// `SMT`, `CLS`, `MC`, `PKG`, `NUMA`, ...
+    pub level: String,
+    pub migrations: u64,
 }
 
 /// hackbench's own numbers, per directive.
@@ -74,6 +88,8 @@ pub struct SimResult {
     pub tasks: Vec<TaskResult>,
     pub cpus: Vec<CpuResult>,
     pub totals: Totals,
+    /// Migrations per domain level, bottom-up (empty on one CPU).
+    pub domains: Vec<DomainResult>,
     pub hackbench: Vec<HackbenchResult>,
     pub schbench: Vec<SchbenchResult>,
 }

@@ -7,6 +7,7 @@
 //! machine xeon-4314-2s          # a preset, or flat:N
 //! features SIS_SLICE            # feature tokens over v7.1
 //! scan 3                        # SIS_UTIL budget of every LLC
+//! eas on                        # energy-aware scheduling
 //! busy 0-15,32-47 load=1024 util=1024 slice=2800us nr=1
 //! busy 20 slice=16ms            # later lines override earlier ones
 //! wake prev=0 waker=5 util=100 load=1024 slice=2800us [sync] [fork]
@@ -55,6 +56,7 @@ fn run(path: &Path) -> Result<(), String> {
     let mut fs = FeatureSet::new(Profile::V7_1);
     let mut views: Vec<CpuView> = Vec::new();
     let mut llc = LlcState::default();
+    let mut eas = false;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap().trim();
         if line.is_empty() {
@@ -88,6 +90,7 @@ fn run(path: &Path) -> Result<(), String> {
                     fs.apply(t).map_err(|e| err(e.to_string()))?;
                 }
             }
+            "eas" => eas = words[1] == "on",
             "scan" => {
                 let n: u32 = words[1].parse().unwrap();
                 llc.nr_idle_scan.iter_mut().for_each(|x| *x = n);
@@ -129,6 +132,7 @@ fn run(path: &Path) -> Result<(), String> {
                     cpus: &views,
                     features: &fs.features,
                     llc: &llc,
+                    eas,
                 };
                 let (cpu, why) = select_task_rq_fair(&m, &ctx);
                 let got = format!("{cpu} {why:?}");
