@@ -6,6 +6,7 @@
 //! seconds per wall second follow from the measured time.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use eevdf_sim::topology::MachineSpec;
 use eevdf_sim::{simulate, SimConfig, TaskSpec, Workload};
 use std::hint::black_box;
 
@@ -32,6 +33,11 @@ fn smp8(secs: u64, tasks: Vec<TaskSpec>) -> SimConfig {
         tasks,
         ..SimConfig::default()
     }
+}
+
+fn on(preset: &str, mut cfg: SimConfig) -> SimConfig {
+    cfg.machine = Some(MachineSpec::Preset(preset.to_string()));
+    cfg
 }
 
 fn scenarios() -> Vec<(&'static str, SimConfig)> {
@@ -63,10 +69,28 @@ fn scenarios() -> Vec<(&'static str, SimConfig)> {
     hogs.count = 2000;
     let mut timers = timer();
     timers.count = 8;
+    let mut rt1000 = rt.clone();
+    rt1000.count = 1000;
+    let mut hogs984 = TaskSpec::new("hog", Workload::Hog);
+    hogs984.count = 984;
+    let mut timers16 = timer();
+    timers16.count = 16;
     vec![
-        ("a_ct_hackbench_10s", smp8(10, vec![timer(), hb])),
-        ("b_ct_rtapp16_130s", smp8(130, vec![timer(), rt])),
+        ("a_ct_hackbench_10s", smp8(10, vec![timer(), hb.clone()])),
+        ("b_ct_rtapp16_130s", smp8(130, vec![timer(), rt.clone()])),
         ("c_2000hogs_timers_2s", smp8(2, vec![hogs, timers])),
+        (
+            "rb5_ct_hackbench_10s",
+            on("rb5", smp8(10, vec![timer(), hb])),
+        ),
+        (
+            "rb5_ct_rtapp16_130s",
+            on("rb5", smp8(130, vec![timer(), rt])),
+        ),
+        (
+            "epyc_2000_tasks_1s",
+            on("epyc-2x128c", smp8(1, vec![timers16, rt1000, hogs984])),
+        ),
     ]
 }
 
