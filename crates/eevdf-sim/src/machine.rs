@@ -511,11 +511,22 @@ impl Sim {
 
     /// Processes every event up to and including `t`.
     pub fn run_until(&mut self, t: Nanos) {
+        let mut last = u64::MAX;
+        let mut same = 0u32;
         while let Some(at) = self.q.peek_time() {
             if at > t {
                 break;
             }
             let (now, ev) = self.q.pop().expect("peeked");
+            // Time must advance: a million events at one nanosecond is a
+            // livelock in the model, not a workload.
+            if now == last {
+                same += 1;
+                assert!(same < 1_000_000, "livelock at {now} ns: {ev:?}");
+            } else {
+                last = now;
+                same = 0;
+            }
             self.events += 1;
             self.handle(now, ev);
         }
@@ -801,7 +812,10 @@ impl Sim {
 
     fn arm_hrtick(&mut self, cpu: u32, now: Nanos) {
         let c = &mut self.cpus[cpu as usize];
-        if let Some(rem) = c.rq.hrtick_remaining() {
+        // A slice already used up arms nothing (hrtick_start_fair only
+        // reschedules then; a task re-picked without a switch does not
+        // get a new timer), so the tick takes over.
+        if let Some(rem) = c.rq.hrtick_remaining().filter(|r| *r > 0) {
             c.hrtick_gen += 1;
             let gen = c.hrtick_gen;
             self.q.schedule(now + rem, Ev::HrTick { cpu, gen });

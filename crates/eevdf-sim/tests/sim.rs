@@ -291,3 +291,47 @@ fn preemption_models_delay_in_kernel_victims() {
         "voluntary {voluntary} us vs none {none} us"
     );
 }
+
+#[test]
+fn load_balancing_spreads_hogs_after_a_cpu_frees_up() {
+    // smp2: a pinned hackbench keeps CPU 1 busy for a while, so the four
+    // forked hogs land on CPU 0; once hackbench is done, CPU 1 goes idle
+    // and the balancer (newidle, then periodic) pulls two hogs over.
+    let mut c = cfg(2, 250, 4, &[]);
+    let mut hb = TaskSpec::new(
+        "hb",
+        Workload::Hackbench {
+            groups: 1,
+            fds: 4,
+            threads: true,
+            pipe: true,
+            loops: 2_000,
+            send_ns: 2_000,
+            recv_ns: 2_000,
+            pipe_msgs: 16,
+        },
+    );
+    hb.cpus = Some(vec![1]);
+    let mut hogs = hog("hog", 0, None);
+    hogs.count = 4;
+    hogs.start_ns = 2 * MS;
+    c.tasks = vec![hb, hogs];
+    let r = simulate(c);
+    let hb_done = r.hackbench[0].completion_ns.expect("hackbench finishes");
+    assert!(hb_done < S, "hackbench done at {hb_done}");
+    assert!(
+        r.totals.migrations >= 2,
+        "migrations {}",
+        r.totals.migrations
+    );
+    // After the pull both CPUs are busy to the end.
+    assert!(
+        r.cpus[1].busy_ns > 3 * S,
+        "CPU 1 busy {} ns",
+        r.cpus[1].busy_ns
+    );
+    // Each hog got about a quarter of the 2 CPUs over the run.
+    for t in r.tasks.iter().filter(|t| t.role == "hog") {
+        assert!(t.cpu_ns > 3 * S / 2, "{} ran {} ns", t.name, t.cpu_ns);
+    }
+}
