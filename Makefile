@@ -8,6 +8,10 @@ SHELL := bash
 # npm's wasm-opt must come before Debian's /usr/bin/wasm-opt.
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 export TRUNK_SKIP_VERSION_CHECK := true
+# Property tests replay the same cases in CI (seed + commit = same run);
+# override to explore: make test-native PROPTEST_RNG_SEED=$$RANDOM
+PROPTEST_RNG_SEED ?= 20261129
+export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 

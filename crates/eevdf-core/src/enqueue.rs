@@ -327,7 +327,7 @@ impl Rq {
         self.debug_check();
     }
 
-    fn enqueue_task_fair(&mut self, id: EntityId, flags: EnqueueFlags) {
+    pub(crate) fn enqueue_task_fair(&mut self, id: EntityId, flags: EnqueueFlags) {
         assert!(self.se(id).is_task(), "enqueue_task on a group entity");
         // ttwu waits until a blocked task has left the CPU (on_cpu): the
         // caller must run pick_next_task after the sleep first.

@@ -279,6 +279,49 @@ impl Rq {
         se
     }
 
+    /// `detach_task` for the load balancer: dequeues a queued, not
+    /// running task without sleeping (its lag and relative deadline are
+    /// saved) and detaches it. A delayed task stays delayed (the kernel
+    /// moves those only for migrate_load).
+    pub fn migrate_out(&mut self, id: EntityId) -> SchedEntity {
+        assert!(
+            self.se(id).on_rq && self.curr_task != Some(id),
+            "migrate a queued, not running task"
+        );
+        let done = self.dequeue_entities(id, crate::enqueue::DequeueFlags::SAVE);
+        debug_assert!(done, "a SAVE dequeue is never delayed");
+        if self.se(id).sched_delayed {
+            self.h_nr_delayed -= 1;
+        }
+        let se = self.detach_task(id);
+        self.debug_check();
+        se
+    }
+
+    /// `attach_task`: adopts a task taken with [`Rq::migrate_out`] onto
+    /// queue `q` and enqueues it (`ENQUEUE_MIGRATED`). The caller then
+    /// runs `wakeup_preempt`.
+    pub fn migrate_in(&mut self, se: SchedEntity, q: CfsRqId) -> EntityId {
+        let delayed = se.sched_delayed;
+        let id = self.attach_task(se, q);
+        if delayed {
+            self.h_nr_delayed += 1;
+        }
+        self.enqueue_task_fair(id, crate::enqueue::EnqueueFlags::MIGRATED);
+        self.debug_check();
+        id
+    }
+
+    /// The stopper class takes the CPU (active balance): the running fair
+    /// task is put back on its queue and no fair task runs until the next
+    /// `pick_next_task`.
+    pub fn stop_curr(&mut self) {
+        if let Some(id) = self.curr_task {
+            self.put_prev_task(id);
+        }
+        self.debug_check();
+    }
+
     /// Adopts a migrated task onto queue `q`. `exec_start` is zeroed
     /// (ENQUEUE_MIGRATED: not cache-hot).
     pub fn attach_task(&mut self, mut se: SchedEntity, q: CfsRqId) -> EntityId {

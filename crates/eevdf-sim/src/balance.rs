@@ -7,11 +7,11 @@
 //! budget.
 //!
 //! Simplifications, each noted where it is made: group types are
-//! has_spare / fully_busy / overloaded (no misfit or asym packing
-//! classes yet, so no active balance); delayed tasks are never migrated
-//! (the kernel moves them only for migrate_load).
+//! has_spare / fully_busy / overloaded plus misfit (no asym packing or
+//! SMT-balance classes); misfit tasks move by active balance only to an
+//! idle bigger CPU.
 
-use eevdf_core::{CfsRqId, DequeueFlags, EnqueueFlags, WakeFlags};
+use eevdf_core::{CfsRqId, WakeFlags};
 
 use super::{Sim, State};
 use crate::config::Nanos;
@@ -176,6 +176,7 @@ impl Sim {
     pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32) {
         let src = self.threads[tid].cpu;
         let eid = self.threads[tid].eid;
+        self.count_migration(src, dst);
         let se = self.cpus[src as usize].rq.detach_task(eid);
         self.cpus[src as usize].owner[eid.0 as usize] = None;
         let q = self.queue_on(dst, tid);
@@ -185,8 +186,50 @@ impl Sim {
             owner.resize(neid.0 as usize + 1, None);
         }
         owner[neid.0 as usize] = Some(tid);
-        // Count it at the lowest domain (of CPU 0's hierarchy, by span
-        // size) that spans both CPUs.
+        let t = &mut self.threads[tid];
+        t.cpu = dst;
+        t.eid = neid;
+        t.migrations += 1;
+        t.migrated = true;
+    }
+
+    /// Moves a queued, not running thread (runnable, or delayed) to
+    /// `dst`: the engine's `migrate_out` / `migrate_in` (`detach_task` +
+    /// `attach_task` with the kernel's flags).
+    fn migrate_runnable(&mut self, tid: Tid, dst: u32, now: Nanos) {
+        let src = self.threads[tid].cpu;
+        self.pelt_cpu(src, now);
+        self.pelt_cpu(dst, now);
+        let eid = self.threads[tid].eid;
+        let c = &mut self.cpus[src as usize];
+        c.rq.set_clock(now);
+        let se = c.rq.migrate_out(eid);
+        c.owner[eid.0 as usize] = None;
+        self.update_group_share(src, tid, now);
+        let q = self.queue_on(dst, tid);
+        let c = &mut self.cpus[dst as usize];
+        c.rq.set_clock(now);
+        let neid = c.rq.migrate_in(se, q);
+        if c.owner.len() <= neid.0 as usize {
+            c.owner.resize(neid.0 as usize + 1, None);
+        }
+        c.owner[neid.0 as usize] = Some(tid);
+        self.count_migration(src, dst);
+        let t = &mut self.threads[tid];
+        t.cpu = dst;
+        t.eid = neid;
+        t.migrations += 1;
+        t.migrated = true;
+        self.update_group_share(dst, tid, now);
+        let c = &mut self.cpus[dst as usize];
+        c.rq.wakeup_preempt(neid, WakeFlags::default());
+        self.arm_hrtick(dst, now);
+        self.honour_resched(dst, now);
+    }
+
+    /// Counts a migration at the lowest domain (of CPU 0's hierarchy, by
+    /// span size) that spans both CPUs.
+    fn count_migration(&mut self, src: u32, dst: u32) {
         let level = self.topo.domains[src as usize]
             .iter()
             .find(|sd| sd.span.contains(&dst))
@@ -202,34 +245,41 @@ impl Sim {
                 self.domain_migrations[i] += 1;
             }
         }
-        let t = &mut self.threads[tid];
-        t.cpu = dst;
-        t.eid = neid;
-        t.migrations += 1;
-        t.migrated = true;
     }
 
-    /// Moves a runnable (queued, not running) thread to `dst`:
-    /// `detach_task` + `attach_task` with the kernel's flags.
-    fn migrate_runnable(&mut self, tid: Tid, dst: u32, now: Nanos) {
-        let src = self.threads[tid].cpu;
+    /// `update_misfit_status` (tick): on an asymmetric machine, a running
+    /// task that does not fit its CPU, where a bigger one exists.
+    pub(super) fn update_misfit_status(&mut self, cpu: u32) {
+        let c = cpu as usize;
+        let misfit = match self.cpus[c].curr {
+            Some(tid) if self.topo.asymmetric() => {
+                let cap = self.topo.capacity(cpu);
+                let t = &self.threads[tid];
+                !placement::fits_capacity(t.util.avg * u64::from(cap) / 1024 + 1, cap)
+                    && cap < self.topo.max_capacity()
+                    && t.allowed.iter().any(|a| self.topo.capacity(*a) > cap)
+            }
+            _ => false,
+        };
+        self.cpus[c].misfit = misfit;
+    }
+
+    /// Active balance for a misfit task (`migrate_misfit`): the stopper
+    /// takes `src`, the running task is pushed to the bigger `dst`.
+    fn active_balance(&mut self, src: u32, tid: Tid, dst: u32, now: Nanos) {
+        self.account_running(src, now);
         self.pelt_cpu(src, now);
-        self.pelt_cpu(dst, now);
-        let eid = self.threads[tid].eid;
+        self.pelt_thread(tid, now);
         let c = &mut self.cpus[src as usize];
         c.rq.set_clock(now);
-        c.rq.dequeue_task(eid, DequeueFlags::SAVE);
-        self.update_group_share(src, tid);
-        self.move_sleeping(tid, dst);
-        let neid = self.threads[tid].eid;
-        let c = &mut self.cpus[dst as usize];
-        c.rq.set_clock(now);
-        c.rq.enqueue_task(neid, EnqueueFlags::MIGRATED);
-        self.update_group_share(dst, tid);
-        let c = &mut self.cpus[dst as usize];
-        c.rq.wakeup_preempt(neid, WakeFlags::default());
-        self.arm_hrtick(dst, now);
-        self.honour_resched(dst, now);
+        c.rq.stop_curr();
+        c.curr = None;
+        c.gen += 1;
+        c.misfit = false;
+        self.threads[tid].state = State::Runnable;
+        self.threads[tid].last_ran = now;
+        self.migrate_runnable(tid, dst, now);
+        self.switch(src, now);
     }
 
     /// Schedules every CPU's first balance pass.
@@ -365,6 +415,24 @@ impl Sim {
         };
         let ls = stats[local].1;
         let pct = sd.imbalance_pct;
+        // group_misfit_task: an idle bigger CPU takes a misfit task
+        // (migrate_misfit, by active balance since the task runs).
+        if sd.flags.asym_cpucapacity && ls.kind(pct) == 0 && self.cpus[dst as usize].curr.is_none()
+        {
+            let dcap = self.topo.capacity(dst);
+            let misfit = sd
+                .span
+                .iter()
+                .copied()
+                .filter(|c| *c != dst && self.cpus[*c as usize].misfit)
+                .filter(|c| u64::from(dcap) * 1024 > u64::from(self.topo.capacity(*c)) * 1078)
+                .find_map(|c| self.cpus[c as usize].curr.map(|t| (c, t)))
+                .filter(|(_, t)| self.threads[*t].allowed.contains(&dst));
+            if let Some((src, tid)) = misfit {
+                self.active_balance(src, tid, dst, now);
+                return 1;
+            }
+        }
         let Some((bi, bs)) = stats
             .iter()
             .enumerate()
@@ -432,13 +500,18 @@ impl Sim {
             return 0;
         };
         // detach_tasks: the coldest first (the tail of cfs_tasks).
+        // Delayed tasks (sleeping, still queued) move only for migrate_load.
         let mut cands: Vec<Tid> = (0..self.threads.len())
             .filter(|t| {
                 let th = &self.threads[*t];
-                th.cpu == src
-                    && th.state == State::Runnable
-                    && th.allowed.contains(&dst)
-                    && !self.cpus[src as usize].rq.se(th.eid).sched_delayed
+                if th.cpu != src {
+                    return false;
+                }
+                let se = self.cpus[src as usize].rq.se(th.eid);
+                th.allowed.contains(&dst)
+                    && self.cpus[src as usize].curr != Some(*t)
+                    && se.on_rq
+                    && (th.state == State::Runnable || (migrate_load && se.sched_delayed))
             })
             .collect();
         cands.sort_by_key(|t| (self.threads[*t].last_ran, *t));

@@ -133,6 +133,11 @@ struct Cpu {
     /// ∫ nr_running dt since the start, and when it was last advanced.
     nr_area: u128,
     nr_last: Nanos,
+    /// `rq->misfit_task_load != 0`: the running task does not fit.
+    misfit: bool,
+    /// Per task group: PELT load of its queue here, and the queue weight
+    /// held since the last update.
+    group_load: Vec<(Pelt, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -231,6 +236,8 @@ impl Sim {
                     avg_idle: 0,
                     nr_area: 0,
                     nr_last: 0,
+                    misfit: false,
+                    group_load: vec![(Pelt::default(), 0); groups.len()],
                 }
             })
             .collect();
@@ -545,6 +552,11 @@ impl Sim {
                 if self.cpus[c as usize].curr.is_none() {
                     return; // NO_HZ idle: nothing to do.
                 }
+                self.pelt_cpu(c, now);
+                if let Some(t) = self.cpus[c as usize].curr {
+                    self.pelt_thread(t, now);
+                }
+                self.update_misfit_status(c);
                 let cpu = &mut self.cpus[c as usize];
                 cpu.rq.set_clock(now);
                 cpu.rq.task_tick(false);
@@ -720,7 +732,7 @@ impl Sim {
             EnqueueFlags::WAKEUP
         };
         c.rq.enqueue_task(eid, flags);
-        self.update_group_share(cpu, tid);
+        self.update_group_share(cpu, tid, now);
         let wf = WakeFlags {
             sync,
             fork: first,
@@ -733,9 +745,11 @@ impl Sim {
         self.honour_resched(cpu, now);
     }
 
-    /// Keeps the group entity's weight at `calc_group_shares` from queue
-    /// weights: tg_shares * load_here / Σ load (clamped to [2, tg_shares]).
-    fn update_group_share(&mut self, cpu: u32, tid: Tid) {
+    /// Keeps the group entity's weight at `calc_group_shares`:
+    /// `tg_shares * load / tg_weight` (clamped to [2, tg_shares]) where a
+    /// CPU's load is `max(queue weight, PELT load of the queue)` and
+    /// `tg_weight` sums those loads over the CPUs.
+    fn update_group_share(&mut self, cpu: u32, tid: Tid, now: Nanos) {
         let d = self.threads[tid].directive;
         let Some(g) = self.cfg.tasks[d]
             .group
@@ -744,15 +758,22 @@ impl Sim {
         else {
             return;
         };
-        let total: u64 = self
-            .cpus
-            .iter()
-            .map(|c| c.rq.cfs(c.groups[g].1).load_weight)
-            .sum();
+        {
+            let c = &mut self.cpus[cpu as usize];
+            let weight = c.rq.cfs(c.groups[g].1).load_weight;
+            let gl = &mut c.group_load[g];
+            gl.0.update(now, gl.1);
+            gl.1 = weight;
+        }
+        let load_of = |c: &Cpu| {
+            let (pelt, level) = c.group_load[g];
+            level.max(pelt.avg)
+        };
+        let total: u64 = self.cpus.iter().map(load_of).sum();
         self.groups[g].load_total = total;
+        let here = load_of(&self.cpus[cpu as usize]);
         let c = &mut self.cpus[cpu as usize];
-        let (gse, gq) = c.groups[g];
-        let here = c.rq.cfs(gq).load_weight;
+        let (gse, _) = c.groups[g];
         let shares = self.groups[g].shares;
         let w = (shares * here)
             .checked_div(total)
@@ -1014,7 +1035,7 @@ impl Sim {
                 let c = &mut self.cpus[cpu as usize];
                 c.rq.set_clock(now);
                 c.rq.dequeue_task(eid, DequeueFlags::SLEEP);
-                self.update_group_share(cpu, tid);
+                self.update_group_share(cpu, tid, now);
                 self.switch(cpu, now);
             }
         }

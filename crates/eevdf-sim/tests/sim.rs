@@ -335,3 +335,25 @@ fn load_balancing_spreads_hogs_after_a_cpu_frees_up() {
         assert!(t.cpu_ns > 3 * S / 2, "{} ran {} ns", t.name, t.cpu_ns);
     }
 }
+
+#[test]
+fn a_misfit_hog_moves_to_a_big_cpu_on_rb5() {
+    // The fork path leaves a lone hog on little CPU 0; once its
+    // utilisation no longer fits there, an idle big CPU pulls it by
+    // active balance (migrate_misfit).
+    let mut c = cfg(1, 250, 4, &[]);
+    c.machine = Some(eevdf_sim::topology::MachineSpec::Preset("rb5".into()));
+    c.tasks = vec![hog("h", 0, None)];
+    let r = simulate(c);
+    assert!(
+        r.totals.migrations >= 1,
+        "migrations {}",
+        r.totals.migrations
+    );
+    let little: u64 = r.cpus[..4].iter().map(|c| c.busy_ns).sum();
+    let big: u64 = r.cpus[4..].iter().map(|c| c.busy_ns).sum();
+    assert!(
+        little < S / 2 && big > 3 * S,
+        "little {little} ns, big {big} ns"
+    );
+}
