@@ -23,14 +23,85 @@ const MS: Nanos = 1_000_000;
 const LOOP_MAX: usize = 32;
 
 /// Group statistics of one sched group (`struct sg_lb_stats`).
-#[derive(Clone, Copy, Debug, Default)]
-struct GroupStats {
-    nr: u64,
-    load: u64,
-    util: u64,
-    capacity: u64,
-    idle: u64,
-    weight: u64,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Runnable fair tasks (delayed ones excluded).
+    pub nr: u64,
+    /// Σ PELT load of the CPUs.
+    pub load: u64,
+    /// Σ PELT utilisation, in capacity units.
+    pub util: u64,
+    pub capacity: u64,
+    pub idle: u64,
+    /// CPUs in the group.
+    pub weight: u64,
+}
+
+/// What one balance pass decided (`calculate_imbalance`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BalanceDecision {
+    /// Balanced, or an imbalance not worth fixing.
+    None,
+    /// migrate_task: move `count` tasks from group `busiest`.
+    MigrateTask { busiest: usize, count: u64 },
+    /// migrate_load: move `load` worth of PELT load from group `busiest`.
+    MigrateLoad { busiest: usize, load: u64 },
+}
+
+/// `sched_balance_find_src_group` + `calculate_imbalance` for the
+/// group statistics of one domain, `local` being the balancing CPU's
+/// group. Pure, so it is tested data-driven (`tests/balance/*.txt`).
+pub fn calculate_imbalance(
+    groups: &[GroupStats],
+    local: usize,
+    imbalance_pct: u32,
+    numa: bool,
+) -> BalanceDecision {
+    let pct = imbalance_pct;
+    let ls = groups[local];
+    let Some((bi, bs)) = groups
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != local)
+        .map(|(i, s)| (i, *s))
+        .max_by_key(|(i, s)| (s.kind(pct), s.avg_load(), s.nr, std::cmp::Reverse(*i)))
+    else {
+        return BalanceDecision::None;
+    };
+    if ls.kind(pct) == 0 {
+        if bs.kind(pct) == 0 && bs.nr <= ls.nr + 1 {
+            return BalanceDecision::None;
+        }
+        if bs.nr <= 1 {
+            return BalanceDecision::None;
+        }
+        // adjust_numa_imbalance: tolerate a small imbalance across nodes.
+        if numa && bs.nr <= 2 {
+            return BalanceDecision::None;
+        }
+        // migrate_task: even out the number of tasks.
+        let count = (bs.nr - ls.nr.min(bs.nr)) / 2;
+        if count == 0 {
+            return BalanceDecision::None;
+        }
+        return BalanceDecision::MigrateTask { busiest: bi, count };
+    }
+    if bs.kind(pct) < 2 {
+        return BalanceDecision::None;
+    }
+    if bs.avg_load() * 100 <= ls.avg_load() * u64::from(pct) {
+        return BalanceDecision::None;
+    }
+    let total_load: u64 = groups.iter().map(|s| s.load).sum();
+    let total_cap: u64 = groups.iter().map(|s| s.capacity).sum();
+    let sd_avg = total_load * 1024 / total_cap.max(1);
+    let load = (bs.avg_load().saturating_sub(sd_avg)).min(sd_avg.saturating_sub(ls.avg_load()))
+        * bs.capacity.min(ls.capacity)
+        / 1024;
+    if load == 0 {
+        return BalanceDecision::None;
+    }
+    BalanceDecision::MigrateLoad { busiest: bi, load }
 }
 
 impl GroupStats {
@@ -40,7 +111,7 @@ impl GroupStats {
     /// in this model (every waiting task adds a full unit), so the task
     /// count decides. A group is fully busy when its utilisation exceeds
     /// its capacity by the imbalance margin even without waiting tasks.
-    fn kind(&self, imbalance_pct: u32) -> u8 {
+    pub fn kind(&self, imbalance_pct: u32) -> u8 {
         if self.nr > self.weight {
             2
         } else if self.nr == self.weight
@@ -52,7 +123,8 @@ impl GroupStats {
         }
     }
 
-    fn avg_load(&self) -> u64 {
+    /// Load per 1024 units of capacity.
+    pub fn avg_load(&self) -> u64 {
         self.load * 1024 / self.capacity.max(1)
     }
 }
@@ -433,51 +505,13 @@ impl Sim {
                 return 1;
             }
         }
-        let Some((bi, bs)) = stats
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != local)
-            .map(|(i, (_, s))| (i, *s))
-            .max_by_key(|(_, s)| (s.kind(pct), s.avg_load(), s.nr))
-        else {
-            return 0;
-        };
-        // Is there an imbalance worth fixing, and of which type?
-        let migrate_load;
-        let mut imbalance: u64;
-        if ls.kind(pct) == 0 {
-            if bs.kind(pct) == 0 && bs.nr <= ls.nr + 1 {
-                return 0;
-            }
-            if bs.nr <= 1 {
-                return 0;
-            }
-            // migrate_task: even out the number of tasks.
-            migrate_load = false;
-            imbalance = ((bs.nr - ls.nr.min(bs.nr)) / 2).max(1);
-            // adjust_numa_imbalance: tolerate a small imbalance across nodes.
-            if sd.flags.numa && bs.nr <= 2 {
-                return 0;
-            }
-        } else {
-            if bs.kind(pct) < 2 {
-                return 0;
-            }
-            if bs.avg_load() * 100 <= ls.avg_load() * u64::from(pct) {
-                return 0;
-            }
-            migrate_load = true;
-            let total_load: u64 = stats.iter().map(|(_, s)| s.load).sum();
-            let total_cap: u64 = stats.iter().map(|(_, s)| s.capacity).sum();
-            let sd_avg = total_load * 1024 / total_cap.max(1);
-            imbalance = (bs.avg_load().saturating_sub(sd_avg))
-                .min(sd_avg.saturating_sub(ls.avg_load()))
-                * bs.capacity.min(ls.capacity)
-                / 1024;
-            if imbalance == 0 {
-                return 0;
-            }
-        }
+        let groups: Vec<GroupStats> = stats.iter().map(|(_, s)| *s).collect();
+        let (bi, migrate_load, mut imbalance) =
+            match calculate_imbalance(&groups, local, pct, sd.flags.numa) {
+                BalanceDecision::None => return 0,
+                BalanceDecision::MigrateTask { busiest, count } => (busiest, false, count),
+                BalanceDecision::MigrateLoad { busiest, load } => (busiest, true, load),
+            };
         let _ = idle;
         // find_busiest_queue.
         let group = &stats[bi].0;

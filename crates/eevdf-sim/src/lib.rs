@@ -20,6 +20,7 @@ pub mod workload;
 
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
+pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
 pub use machine::{simulate, Sim};
 pub use metrics::{LatencyHist, LatencyStats};
 pub use result::{

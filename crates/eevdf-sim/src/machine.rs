@@ -23,7 +23,7 @@ use crate::topology::{MachineSpec, Topology};
 use crate::workload::{Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
 
 #[path = "balance.rs"]
-mod balance;
+pub mod balance;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
