@@ -41,6 +41,8 @@ enum Format {
     Cyclictest,
     /// schbench's wakeup-latency percentile block, per task name.
     Schbench,
+    /// For a mail: the scenario block, the LKML table, then the link.
+    Mail,
 }
 
 #[derive(Debug, clap::Args)]
@@ -61,13 +63,26 @@ struct Overrides {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a scenario (a file, `-` for stdin, or a preset name).
+    /// Run a scenario: a file, `-` for stdin (a pasted mail works, quoted
+    /// or not), a share link, or a preset name.
     Run {
         scenario: String,
         #[command(flatten)]
         over: Overrides,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// Base address of share links (`--format mail`).
+        #[arg(long, default_value = eevdf_scenario::link::DEFAULT_BASE)]
+        base: String,
+    },
+    /// Print the share link of a scenario.
+    Url {
+        scenario: String,
+        #[command(flatten)]
+        over: Overrides,
+        /// Base address of the playground.
+        #[arg(long, default_value = eevdf_scenario::link::DEFAULT_BASE)]
+        base: String,
     },
     /// Validate a scenario and print its canonical text.
     Check {
@@ -165,6 +180,11 @@ fn read_input(arg: &str) -> Result<(String, String), BadInput> {
     if let Some(p) = presets::preset(arg) {
         return Ok((format!("preset {arg}"), p.text.to_string()));
     }
+    if eevdf_scenario::link::looks_like_link(arg) {
+        let text =
+            eevdf_scenario::link::decode_text(arg).map_err(|e| BadInput::parse("link", e))?;
+        return Ok(("link".into(), text));
+    }
     Err(BadInput(format!(
         "{arg}: no such file or preset (hint: `eevdf presets` lists the presets)"
     )))
@@ -172,7 +192,14 @@ fn read_input(arg: &str) -> Result<(String, String), BadInput> {
 
 fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
     let (source, text) = read_input(arg)?;
-    let mut sc = Scenario::parse(&text).map_err(|e| BadInput::parse(&source, e))?;
+    // A file or stdin may hold a pasted mail: quoting and prose around
+    // the block are fine.
+    let mut sc = match Scenario::parse(&text) {
+        Ok(sc) => sc,
+        Err(e) => {
+            eevdf_scenario::paste::parse_pasted(&text).map_err(|_| BadInput::parse(&source, e))?
+        }
+    };
     for kv in &over.set {
         sc.set(kv)
             .map_err(|e| BadInput::parse(&format!("--set {kv}"), e))?;
@@ -220,13 +247,19 @@ fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
     (sim.finish(end), hists)
 }
 
-fn run(scenario: &str, over: &Overrides, format: Format) -> Result<(), BadInput> {
+fn run(scenario: &str, over: &Overrides, format: Format, base: &str) -> Result<(), BadInput> {
     let sc = load(scenario, over)?;
     let (r, hists) = run_sim(&sc);
     let out = match format {
         Format::Text => report::text(&r),
         Format::Json => report::json(&sc.to_text(), &r),
         Format::Lkml => report::lkml(&r, &sc.features.profile.to_string()),
+        Format::Mail => format!(
+            "{}\n{}\n{}\n",
+            sc.to_text(),
+            report::lkml(&r, &sc.features.profile.to_string()).trim_end(),
+            eevdf_scenario::link::url(&sc, base)
+        ),
         Format::Cyclictest => {
             let threads: Vec<Vec<(u64, u64)>> = r
                 .tasks
@@ -346,7 +379,15 @@ fn main() -> ExitCode {
             scenario,
             over,
             format,
-        } => run(&scenario, &over, format),
+            base,
+        } => run(&scenario, &over, format, &base),
+        Command::Url {
+            scenario,
+            over,
+            base,
+        } => load(&scenario, &over).map(|sc| {
+            println!("{}", eevdf_scenario::link::url(&sc, &base));
+        }),
         Command::Check {
             scenario,
             over,

@@ -7,6 +7,8 @@
 
 pub mod error;
 pub mod features_line;
+pub mod link;
+pub mod paste;
 pub mod presets;
 pub mod report;
 pub mod scenario;
