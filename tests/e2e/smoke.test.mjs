@@ -30,6 +30,31 @@ try {
     const csp = await cspViolations(page);
     problems.push(...csp.map((v) => `csp: ${v}`));
     if (path === '') await page.screenshot({ path: 'target/e2e/smoke.png', fullPage: true });
+    // Share links: the fragment carries the scenario; the page runs it.
+    if (path === '') {
+      const two = JSON.parse(readFileSync('tests/golden/two-tasks.json', 'utf8'));
+      const frag = 'v1;' + two.scenario.split('\n')
+        .filter((l) => l && l !== 'eevdf-scenario v1' && l !== 'end')
+        .map((l) => l.replaceAll(' ', '+')).join(';');
+      await page.goto(`${url}#${frag}`);
+      await page.reload();
+      await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+      const got = await page.$$eval('[data-testid=worker-result] tbody tr', (trs) =>
+        trs.map((tr) => [tr.cells[0].textContent, tr.cells[7].textContent]));
+      const wantTwo = Object.entries(two.by_name).map(([n, v]) => [`${n} ×${v.tasks}`, v.cpu_ms.toFixed(1)]);
+      check(JSON.stringify(got) === JSON.stringify(wantTwo), `link rows ${JSON.stringify(got)} != ${JSON.stringify(wantTwo)}`);
+      // A link from a newer playground: reported, and the default runs.
+      await page.goto(`${url}#v9;future`);
+      await page.reload();
+      await page.waitForSelector('[data-testid=link-error]', { timeout: 20000 });
+      await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+      // A link whose scenario is invalid: the worker's typed error shows.
+      await page.goto(`${url}#v1;hz+7`);
+      await page.reload();
+      const e = await page.waitForSelector('[data-testid=scenario-error]', { timeout: 20000 });
+      const msg = await e.textContent();
+      check(msg.startsWith('2:4:'), `scenario error ${msg}`);
+    }
     if (problems.length) {
       failed = true;
       console.error(`FAIL ${url}\n  ${problems.join('\n  ')}`);

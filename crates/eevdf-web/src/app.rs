@@ -10,25 +10,38 @@ use crate::worker::{Outcome, Request, Response, Row, SimWorker, Swb};
 /// sub-path (`index.html` copies it next to the page).
 const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
 
+/// The scenario the page opens with: the link in the URL fragment if
+/// there is one (and it decodes), else the `default` preset. A bad link
+/// is reported and the default runs instead.
+fn initial_scenario() -> (String, Option<String>) {
+    let default = eevdf_scenario::presets::preset("default")
+        .map(|p| p.text.to_string())
+        .unwrap_or_default();
+    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    if hash.len() <= 1 {
+        return (default, None);
+    }
+    match eevdf_scenario::link::decode_text(&hash) {
+        Ok(text) => (text, None),
+        Err(e) => (default, Some(format!("This link could not be read: {e}"))),
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
-    let scenario = eevdf_scenario::presets::preset("default")
-        .map(|p| p.text)
-        .unwrap_or_default();
+    let (scenario, link_error) = use_memo((), |_| initial_scenario()).as_ref().clone();
     let result = use_state(|| None::<Response>);
     let bridge = use_mut_ref(|| None::<WorkerBridge<SimWorker>>);
     {
         let result = result.clone();
         let bridge = bridge.clone();
+        let scenario = scenario.clone();
         use_effect_with((), move |_| {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
                 .callback(move |resp: Response| result.set(Some(resp)))
                 .spawn_with_loader(WORKER_LOADER);
-            b.send(Request {
-                id: 1,
-                scenario: scenario.to_string(),
-            });
+            b.send(Request { id: 1, scenario });
             *bridge.borrow_mut() = Some(b);
             // Dropping the bridge terminates the worker: no leak on unmount.
             move || drop(bridge.borrow_mut().take())
@@ -44,6 +57,9 @@ pub fn app() -> Html {
             <main class="panes">
                 <section class="pane" aria-label="Scenario">
                     <h2>{ "Scenario" }</h2>
+                    if let Some(e) = link_error {
+                        <p class="error" data-testid="link-error">{ e }</p>
+                    }
                     <pre class="scenario" data-testid="scenario-text">{ scenario }</pre>
                 </section>
                 <section class="pane" aria-label="Features">
