@@ -106,8 +106,9 @@ enum Command {
         #[command(flatten)]
         over: Overrides,
     },
-    /// List the built-in scenarios.
-    Presets,
+    /// List the built-in scenarios, or show one (its source thread, the
+    /// published numbers and its text).
+    Presets { name: Option<String> },
     /// Apply a pasted debugfs features line (or tokens) over a kernel
     /// profile; print the effective debugfs line and the canonical tokens.
     Features {
@@ -406,12 +407,25 @@ fn main() -> ExitCode {
             b_features.as_deref(),
             &over,
         ),
-        Command::Presets => {
+        Command::Presets { name: None } => {
             for p in presets::PRESETS {
-                println!("{:<16} {}", p.name, p.title);
+                println!("{:<20} {}", p.name, p.title);
             }
             Ok(())
         }
+        Command::Presets { name: Some(n) } => match presets::preset(&n) {
+            Some(p) => {
+                println!("# {}", p.title);
+                if !p.source.is_empty() {
+                    println!("# {}", p.source);
+                }
+                print!("{}", p.text);
+                Ok(())
+            }
+            None => Err(BadInput(format!(
+                "no preset `{n}` (hint: `eevdf presets` lists them)"
+            ))),
+        },
         Command::Features { line, profile } => features_cmd(line, profile),
         Command::Shares { nice } => {
             let shares = eevdf_sim::shares::ideal_shares_ppm(&nice);
