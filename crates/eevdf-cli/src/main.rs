@@ -75,6 +75,11 @@ enum Command {
         #[arg(long, default_value = eevdf_scenario::link::DEFAULT_BASE)]
         base: String,
     },
+    /// Import another format and print the scenario text.
+    Import {
+        #[command(subcommand)]
+        what: ImportKind,
+    },
     /// Print the share link of a scenario.
     Url {
         scenario: String,
@@ -123,6 +128,25 @@ enum Command {
         /// Nice levels, -20..=19.
         #[arg(required = true, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
         nice: Vec<i32>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportKind {
+    /// An rt-app JSON file (`-` for stdin).
+    Rtapp {
+        file: String,
+        /// The machine to put the tasks on.
+        #[arg(long, default_value = "smp8")]
+        machine: String,
+    },
+    /// A paste of /sys/kernel/debug/sched/ (features line, base_slice_ns,
+    /// migration_cost_ns, preempt) applied over a scenario.
+    Debugfs {
+        file: String,
+        /// The scenario to apply it to (file, preset or link).
+        #[arg(long, default_value = "default")]
+        into: String,
     },
 }
 
@@ -347,6 +371,45 @@ fn compare(
     Ok(())
 }
 
+fn read_file_or_stdin(arg: &str) -> Result<(String, String), BadInput> {
+    if arg == "-" {
+        return read_input("-");
+    }
+    let text = std::fs::read_to_string(arg).map_err(|e| BadInput(format!("{arg}: {e}")))?;
+    Ok((arg.to_string(), text))
+}
+
+fn import(what: ImportKind) -> Result<(), BadInput> {
+    match what {
+        ImportKind::Rtapp { file, machine } => {
+            let (source, text) = read_file_or_stdin(&file)?;
+            let i = eevdf_scenario::rtapp::import(&text, &machine)
+                .map_err(|e| BadInput::parse(&source, e))?;
+            for w in &i.warnings {
+                eprintln!("warning: {source}: {w}");
+            }
+            print!("{}", i.scenario.to_text());
+        }
+        ImportKind::Debugfs { file, into } => {
+            let (source, text) = read_file_or_stdin(&file)?;
+            let none = Overrides {
+                set: Vec::new(),
+                features: None,
+                seed: None,
+                duration: None,
+            };
+            let mut sc = load(&into, &none)?;
+            let warnings = eevdf_scenario::debugfs::apply(&mut sc, &text)
+                .map_err(|e| BadInput::parse(&source, e))?;
+            for w in &warnings {
+                eprintln!("warning: {source}: {w}");
+            }
+            print!("{}", sc.to_text());
+        }
+    }
+    Ok(())
+}
+
 fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
     let Some(profile) = eevdf_core::Profile::parse(&profile) else {
         return Err(BadInput(format!(
@@ -382,6 +445,7 @@ fn main() -> ExitCode {
             format,
             base,
         } => run(&scenario, &over, format, &base),
+        Command::Import { what } => import(what),
         Command::Url {
             scenario,
             over,

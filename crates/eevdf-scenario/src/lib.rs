@@ -5,12 +5,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod debugfs;
 pub mod error;
 pub mod features_line;
 pub mod link;
 pub mod paste;
 pub mod presets;
 pub mod report;
+pub mod rtapp;
 pub mod scenario;
 
 pub use error::ParseError;
