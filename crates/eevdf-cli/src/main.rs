@@ -74,6 +74,10 @@ enum Command {
         /// Base address of share links (`--format mail`).
         #[arg(long, default_value = eevdf_scenario::link::DEFAULT_BASE)]
         base: String,
+        /// Write a scheduler trace: ftrace text (Perfetto opens it), or
+        /// Chrome trace JSON when the file name ends in `.json`.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<String>,
     },
     /// Import another format and print the scenario text.
     Import {
@@ -140,6 +144,9 @@ enum ImportKind {
         #[arg(long, default_value = "smp8")]
         machine: String,
     },
+    /// An ftrace text trace (ours or a real one): per-task run, sleep and
+    /// wakeup-latency statistics.
+    Trace { file: String },
     /// A paste of /sys/kernel/debug/sched/ (features line, base_slice_ns,
     /// migration_cost_ns, preempt) applied over a scenario.
     Debugfs {
@@ -247,7 +254,19 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
 /// Runs a scenario, with a progress bar on a terminal once the run has
 /// taken more than a second.
 fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
+    let (r, h, _) = run_sim_traced(sc, false);
+    (r, h)
+}
+
+/// Runs a scenario, optionally recording the scheduler trace.
+fn run_sim_traced(
+    sc: &Scenario,
+    trace: bool,
+) -> (SimResult, Vec<Vec<(u64, u64)>>, eevdf_sim::trace::Trace) {
     let mut sim = Sim::new(sc.sim.clone());
+    if trace {
+        sim.record_trace();
+    }
     let end = sim.duration();
     let steps = 200u64;
     let started = Instant::now();
@@ -269,12 +288,27 @@ fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
         b.finish_and_clear();
     }
     let hists = sim.histograms();
-    (sim.finish(end), hists)
+    let t = sim.take_trace();
+    (sim.finish(end), hists, t)
 }
 
-fn run(scenario: &str, over: &Overrides, format: Format, base: &str) -> Result<(), BadInput> {
+fn run(
+    scenario: &str,
+    over: &Overrides,
+    format: Format,
+    base: &str,
+    trace: Option<&str>,
+) -> Result<(), BadInput> {
     let sc = load(scenario, over)?;
-    let (r, hists) = run_sim(&sc);
+    let (r, hists, t) = run_sim_traced(&sc, trace.is_some());
+    if let Some(path) = trace {
+        let body = if path.ends_with(".json") {
+            eevdf_scenario::ftrace::to_chrome_json(&t)
+        } else {
+            eevdf_scenario::ftrace::to_ftrace(&t)
+        };
+        std::fs::write(path, body).map_err(|e| BadInput(format!("--trace {path}: {e}")))?;
+    }
     let out = match format {
         Format::Text => report::text(&r),
         Format::Json => report::json(&sc.to_text(), &r),
@@ -390,6 +424,30 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             }
             print!("{}", i.scenario.to_text());
         }
+        ImportKind::Trace { file } => {
+            let (source, text) = read_file_or_stdin(&file)?;
+            let stats =
+                eevdf_scenario::ftrace::import(&text).map_err(|e| BadInput::parse(&source, e))?;
+            println!(
+                "{:>7} {:<16} {:>11} {:>7} {:>7} {:>11} {:>11}",
+                "pid", "comm", "run ms", "bursts", "sleeps", "lat p50 us", "lat max us"
+            );
+            for (pid, s) in stats {
+                let mut l = s.wakeup_latency.clone();
+                l.sort_unstable();
+                let p50 = l.get(l.len().saturating_sub(1) / 2).copied().unwrap_or(0);
+                let max = l.last().copied().unwrap_or(0);
+                println!(
+                    "{pid:>7} {:<16} {:>11.3} {:>7} {:>7} {:>11.3} {:>11.3}",
+                    s.comm,
+                    s.run_ns as f64 / 1e6,
+                    s.bursts,
+                    s.sleeps,
+                    p50 as f64 / 1e3,
+                    max as f64 / 1e3
+                );
+            }
+        }
         ImportKind::Debugfs { file, into } => {
             let (source, text) = read_file_or_stdin(&file)?;
             let none = Overrides {
@@ -444,7 +502,8 @@ fn main() -> ExitCode {
             over,
             format,
             base,
-        } => run(&scenario, &over, format, &base),
+            trace,
+        } => run(&scenario, &over, format, &base, trace.as_deref()),
         Command::Import { what } => import(what),
         Command::Url {
             scenario,

@@ -249,6 +249,7 @@ impl Sim {
         let src = self.threads[tid].cpu;
         let eid = self.threads[tid].eid;
         self.count_migration(src, dst);
+        self.trace_migration(tid, src, dst);
         let se = self.cpus[src as usize].rq.detach_task(eid);
         self.cpus[src as usize].owner[eid.0 as usize] = None;
         let q = self.queue_on(dst, tid);
@@ -287,6 +288,7 @@ impl Sim {
         }
         c.owner[neid.0 as usize] = Some(tid);
         self.count_migration(src, dst);
+        self.trace_migration(tid, src, dst);
         let t = &mut self.threads[tid];
         t.cpu = dst;
         t.eid = neid;
@@ -316,6 +318,20 @@ impl Sim {
                 }
                 self.domain_migrations[i] += 1;
             }
+        }
+    }
+
+    /// Records `sched_migrate_task` (at the current event time).
+    fn trace_migration(&mut self, tid: Tid, src: u32, dst: u32) {
+        let ts = self.q.now();
+        if let Some(tr) = self.trace.as_mut() {
+            tr.push(crate::trace::TraceEvent::Migrate {
+                ts,
+                cpu: src,
+                task: tid,
+                orig_cpu: src,
+                dest_cpu: dst,
+            });
         }
     }
 

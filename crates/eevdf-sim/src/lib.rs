@@ -16,6 +16,7 @@ pub mod result;
 pub mod rng;
 pub mod shares;
 pub mod topology;
+pub mod trace;
 pub mod workload;
 
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};

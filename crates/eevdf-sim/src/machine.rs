@@ -20,6 +20,7 @@ use crate::result::{
 };
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
+use crate::trace::{PrevState, Trace, TraceEvent, TraceTask};
 use crate::workload::{Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
 
 #[path = "balance.rs"]
@@ -157,6 +158,8 @@ pub struct Sim {
     rng: SimRng,
     /// Energy-aware scheduling is on.
     eas: bool,
+    /// The scheduler trace, when recording.
+    trace: Option<Trace>,
     /// Migrations per domain level of CPU 0's hierarchy (by span size).
     domain_migrations: Vec<u64>,
     /// The CPU running a newidle balance: it picks after pulling, so
@@ -249,6 +252,7 @@ impl Sim {
             llc,
             rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             newidle_cpu: None,
+            trace: None,
             // sched_energy_aware: the kernel enables EAS when the machine
             // has an energy model. Of our presets only rb5 has one in
             // mainline (its DT gives dynamic-power-coefficients); the
@@ -539,6 +543,36 @@ impl Sim {
         }
     }
 
+    /// Starts recording a scheduler trace (before running).
+    pub fn record_trace(&mut self) {
+        let tasks = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let spec = &self.cfg.tasks[t.directive];
+                TraceTask {
+                    comm: spec.name.chars().take(15).collect(),
+                    pid: 1000 + i as u32,
+                    prio: 120 + spec.nice,
+                }
+            })
+            .collect();
+        self.trace = Some(Trace {
+            nr_cpus: self.cpus.len() as u32,
+            tasks,
+            events: Vec::new(),
+            truncated: false,
+        });
+    }
+
+    /// The recorded trace, in time order (empty if not recording).
+    pub fn take_trace(&mut self) -> Trace {
+        let mut t = self.trace.take().unwrap_or_default();
+        t.finish();
+        t
+    }
+
     /// Events processed so far.
     pub fn events(&self) -> u64 {
         self.events
@@ -712,6 +746,20 @@ impl Sim {
         };
         if cpu != prev {
             self.move_sleeping(tid, cpu);
+        }
+        if let Some(tr) = self.trace.as_mut() {
+            let cost = self.cfg.costs.wake_ns;
+            tr.push(TraceEvent::Waking {
+                ts: now.saturating_sub(cost),
+                cpu: waker.unwrap_or(prev),
+                task: tid,
+                target_cpu: cpu,
+            });
+            tr.push(TraceEvent::Wakeup {
+                ts: now,
+                cpu,
+                task: tid,
+            });
         }
         self.pelt_thread(tid, now);
         let t = &mut self.threads[tid];
@@ -902,6 +950,22 @@ impl Sim {
             _ => {}
         }
         c.curr = next_tid;
+        if prev != next_tid {
+            if let Some(tr) = self.trace.as_mut() {
+                let prev_state = match prev {
+                    Some(p) if self.threads[p].state != State::Sleeping => PrevState::Preempted,
+                    Some(_) => PrevState::Sleeping,
+                    None => PrevState::Preempted,
+                };
+                tr.push(TraceEvent::Switch {
+                    ts: now,
+                    cpu,
+                    prev,
+                    prev_state,
+                    next: next_tid,
+                });
+            }
+        }
         let Some(tid) = next_tid else {
             return;
         };

@@ -1,0 +1,95 @@
+//! Scheduler trace recording: the events that ftrace's sched tracepoints
+//! would show (`sched_switch`, `sched_waking`, `sched_wakeup`,
+//! `sched_migrate_task`), recorded when asked for and bounded in memory.
+//! Formatting (ftrace text, Chrome JSON) lives in `eevdf-scenario`.
+
+use crate::config::Nanos;
+
+/// Events kept at most; beyond, recording stops and the trace says so.
+pub const MAX_EVENTS: usize = 4_000_000;
+
+/// A thread as the trace names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceTask {
+    /// `comm`: the directive's name, at most 15 bytes as in the kernel.
+    pub comm: String,
+    pub pid: u32,
+    /// Kernel prio: 120 + nice.
+    pub prio: i32,
+}
+
+/// The state a switched-out task leaves in (`prev_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrevState {
+    /// Preempted while runnable (`R+`).
+    Preempted,
+    /// Went to sleep (`S`).
+    Sleeping,
+}
+
+/// One recorded event. Tasks are indices into [`Trace::tasks`]; `None`
+/// is the CPU's idle task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    Switch {
+        ts: Nanos,
+        cpu: u32,
+        prev: Option<usize>,
+        prev_state: PrevState,
+        next: Option<usize>,
+    },
+    /// At the wake call, on the waker's CPU.
+    Waking {
+        ts: Nanos,
+        cpu: u32,
+        task: usize,
+        target_cpu: u32,
+    },
+    /// At enqueue on the target CPU.
+    Wakeup { ts: Nanos, cpu: u32, task: usize },
+    Migrate {
+        ts: Nanos,
+        cpu: u32,
+        task: usize,
+        orig_cpu: u32,
+        dest_cpu: u32,
+    },
+}
+
+impl TraceEvent {
+    pub fn ts(&self) -> Nanos {
+        match *self {
+            TraceEvent::Switch { ts, .. }
+            | TraceEvent::Waking { ts, .. }
+            | TraceEvent::Wakeup { ts, .. }
+            | TraceEvent::Migrate { ts, .. } => ts,
+        }
+    }
+}
+
+/// A recorded trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub nr_cpus: u32,
+    pub tasks: Vec<TraceTask>,
+    /// In time order (stable for equal times).
+    pub events: Vec<TraceEvent>,
+    /// Recording stopped at [`MAX_EVENTS`].
+    pub truncated: bool,
+}
+
+impl Trace {
+    pub(crate) fn push(&mut self, e: TraceEvent) {
+        if self.events.len() >= MAX_EVENTS {
+            self.truncated = true;
+            return;
+        }
+        self.events.push(e);
+    }
+
+    /// Sorts by time; events recorded with an earlier timestamp (a
+    /// waking at the wake call) find their place.
+    pub(crate) fn finish(&mut self) {
+        self.events.sort_by_key(|e| e.ts());
+    }
+}
