@@ -112,6 +112,9 @@ enum Command {
         a_features: Option<String>,
         #[arg(long, value_name = "LINE")]
         b_features: Option<String>,
+        /// Table style: `lkml` (pipe style) or `mmtests` (compare-kernels).
+        #[arg(long, default_value = "lkml")]
+        style: String,
         #[command(flatten)]
         over: Overrides,
     },
@@ -363,6 +366,7 @@ fn check(scenario: &str, over: &Overrides, print_features: bool) -> Result<(), B
 }
 
 fn compare(
+    style: &str,
     a: &str,
     b: Option<&str>,
     a_features: Option<&str>,
@@ -398,10 +402,14 @@ fn compare(
     let lb = label(&sb, b_features, &sb.features.profile.to_string());
     let (ra, _) = run_sim(&sa);
     let (rb, _) = run_sim(&sb);
-    print!(
-        "{}",
-        report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
-    );
+    match style {
+        "lkml" => print!(
+            "{}",
+            report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
+        ),
+        "mmtests" => print!("{}", report::compare_mmtests(&ra, &la, &rb, &lb)),
+        other => return Err(BadInput(format!("--style {other}: use lkml or mmtests"))),
+    }
     Ok(())
 }
 
@@ -523,7 +531,9 @@ fn main() -> ExitCode {
             a_features,
             b_features,
             over,
+            style,
         } => compare(
+            &style,
             &scenario,
             scenario_b.as_deref(),
             a_features.as_deref(),
