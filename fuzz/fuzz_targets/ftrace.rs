@@ -1,0 +1,9 @@
+//! ftrace text import: never panics.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = eevdf_scenario::ftrace::import(text);
+    }
+});
