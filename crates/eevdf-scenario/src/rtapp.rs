@@ -25,15 +25,25 @@ pub const MAX_BYTES: usize = 1 << 20;
 /// Deepest nesting accepted.
 const MAX_DEPTH: usize = 32;
 
-/// A parsed JSON-ish value, with the position of its first character.
+/// A parsed JSON-ish value. Object members keep their order, their
+/// duplicates and the position of their key (for error messages).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
-    Obj(Vec<(String, Value)>),
+    Obj(Vec<Member>),
     Arr(Vec<Value>),
     Str(String),
     Num(f64),
     Bool(bool),
     Null,
+}
+
+/// One `"key": value` of an object, with the key's line and column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    pub key: String,
+    pub value: Value,
+    pub line: usize,
+    pub column: usize,
 }
 
 struct Parser<'a> {
@@ -108,6 +118,7 @@ impl<'a> Parser<'a> {
                         self.bump();
                         return Ok(Value::Obj(members));
                     }
+                    let (kline, kcol) = (self.line, self.col);
                     let key = match self.value(depth + 1)? {
                         Value::Str(k) => k,
                         _ => return Err(self.err("expected a \"key\"", "object keys are strings")),
@@ -120,7 +131,12 @@ impl<'a> Parser<'a> {
                         ));
                     }
                     let v = self.value(depth + 1)?;
-                    members.push((key, v));
+                    members.push(Member {
+                        key,
+                        value: v,
+                        line: kline,
+                        column: kcol,
+                    });
                     self.ws()?;
                     match self.bump() {
                         Some(b',') => {}
@@ -238,8 +254,20 @@ pub fn parse_value(text: &str) -> Result<Value, ParseError> {
     Ok(v)
 }
 
-fn get<'a>(obj: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
-    obj.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+fn get<'a>(obj: &'a [Member], key: &str) -> Option<&'a Value> {
+    obj.iter().rev().find(|m| m.key == key).map(|m| &m.value)
+}
+
+/// An error at a member's key.
+fn at(m: &Member, msg: String, hint: &str) -> ParseError {
+    ParseError::new(m.line, m.column, msg, hint)
+}
+
+/// Moves an error without a position to a member's key.
+fn moved(mut e: ParseError, m: &Member) -> ParseError {
+    e.line = m.line;
+    e.column = m.column;
+    e
 }
 
 fn num(v: &Value) -> Option<f64> {
@@ -277,22 +305,27 @@ pub fn import(text: &str, machine: &str) -> Result<Imported, ParseError> {
     let mut warnings = Vec::new();
     let mut sc = Scenario::parse(&format!("eevdf-scenario v1\nmachine {machine}\nend\n"))?;
     let mut default_policy = Policy::Normal;
-    for (k, v) in &top {
+    for m in &top {
+        let (k, v) = (&m.key, &m.value);
         match k.as_str() {
             "tasks" => {}
             "resources" => warnings.push("`resources` is legacy and ignored by rt-app too".into()),
             "global" => {
                 let Value::Obj(g) = v else {
-                    return Err(bad("`global` is not an object".into(), ""));
+                    return Err(at(m, "`global` is not an object".into(), ""));
                 };
-                for (gk, gv) in g {
+                for gm in g {
+                    let (gk, gv) = (&gm.key, &gm.value);
                     match gk.as_str() {
                         "duration" => {
                             if let Some(d) = num(gv).filter(|d| *d > 0.0) {
                                 sc.set(&format!("duration={}ms", (d * 1000.0).round() as u64))?;
                             }
                         }
-                        "default_policy" => default_policy = policy(gv, "default_policy")?,
+                        "default_policy" => {
+                            default_policy =
+                                policy(gv, "default_policy").map_err(|e| moved(e, gm))?
+                        }
                         "calibration" | "log_size" | "logdir" | "log_basename" | "lock_pages"
                         | "ftrace" | "gnuplot" | "pi_enabled" | "io_device" | "mem_buffer_size"
                         | "cumulative_slack" => warnings.push(format!(
@@ -313,11 +346,12 @@ pub fn import(text: &str, machine: &str) -> Result<Imported, ParseError> {
             "rt-app files list their threads under \"tasks\"",
         ));
     };
-    for (name, tv) in tasks {
+    for tm in tasks {
+        let (name, tv) = (&tm.key, &tm.value);
         let Value::Obj(t) = tv else {
-            return Err(bad(format!("task `{name}` is not an object"), ""));
+            return Err(at(tm, format!("task `{name}` is not an object"), ""));
         };
-        let spec = task(name, t, default_policy, &mut sc, &mut warnings)?;
+        let spec = task(tm, t, default_policy, &mut sc, &mut warnings)?;
         sc.sim.tasks.push(spec);
     }
     // Through the text form, so every limit and check of v1 applies.
@@ -368,20 +402,22 @@ fn clean_name(name: &str) -> String {
 }
 
 fn task(
-    name: &str,
-    t: &[(String, Value)],
+    tm: &Member,
+    t: &[Member],
     default_policy: Policy,
     sc: &mut Scenario,
     warnings: &mut Vec<String>,
 ) -> Result<TaskSpec, ParseError> {
+    let name = tm.key.as_str();
     // The events: task-level (one inline phase) or a single phase.
-    let mut events: Vec<(String, Value)> = Vec::new();
+    let mut events: Vec<Member> = Vec::new();
     let mut spec = TaskSpec::new(&clean_name(name), Workload::Hog);
     spec.policy = default_policy;
-    for (k, v) in t {
+    for m in t {
+        let (k, v) = (&m.key, &m.value);
         match k.as_str() {
             "instance" => spec.count = num(v).map_or(1, |n| n.max(1.0) as u32),
-            "policy" => spec.policy = policy(v, "policy")?,
+            "policy" => spec.policy = policy(v, "policy").map_err(|e| moved(e, m))?,
             "priority" => spec.nice = num(v).map_or(0, |n| n as i32).clamp(-20, 19),
             "dl-runtime" | "runtime" => spec.slice_ns = num(v).map(us),
             "dl-period" | "dl-deadline" | "period" | "deadline" => warnings.push(format!(
@@ -402,13 +438,15 @@ fn task(
             }
             "taskgroup" => {
                 let Value::Str(g) = v else {
-                    return Err(bad(
+                    return Err(at(
+                        m,
                         format!("task `{name}`: `taskgroup` is not a string"),
                         "",
                     ));
                 };
                 if g.matches('/').count() > 1 {
-                    return Err(bad(
+                    return Err(at(
+                        m,
                         format!("task `{name}`: taskgroup `{g}` is nested"),
                         "scenarios have one level of groups, e.g. /tg1",
                     ));
@@ -424,26 +462,32 @@ fn task(
             }
             "phases" => {
                 let Value::Obj(ph) = v else {
-                    return Err(bad(format!("task `{name}`: `phases` is not an object"), ""));
+                    return Err(at(
+                        m,
+                        format!("task `{name}`: `phases` is not an object"),
+                        "",
+                    ));
                 };
                 if ph.len() != 1 {
-                    return Err(bad(
+                    return Err(at(
+                        m,
                         format!("task `{name}`: {} phases", ph.len()),
                         "only one phase per task is imported; split the task",
                     ));
                 }
-                if let Value::Obj(p) = &ph[0].1 {
+                if let Value::Obj(p) = &ph[0].value {
                     events.extend(p.iter().cloned());
                 }
             }
             "util_min" | "util_max" | "nodes_membind" => {
                 warnings.push(format!("task `{name}`: `{k}` is not modelled; ignored"))
             }
-            _ => events.push((k.clone(), v.clone())),
+            _ => events.push(m.clone()),
         }
     }
     let (mut run, mut sleep, mut timer) = (0u64, 0u64, None::<(u64, bool)>);
-    for (k, v) in &events {
+    for m in &events {
+        let (k, v) = (&m.key, &m.value);
         if k.starts_with("loop") {
             continue;
         }
@@ -454,13 +498,14 @@ fn task(
             sleep += num(v).map_or(0, us);
         } else if k.starts_with("timer") {
             let Value::Obj(o) = v else {
-                return Err(bad(format!("task `{name}`: `{k}` is not an object"), ""));
+                return Err(at(m, format!("task `{name}`: `{k}` is not an object"), ""));
             };
             let period = get(o, "period").and_then(num).map(us).unwrap_or(0);
             let absolute = !matches!(get(o, "mode"), Some(Value::Str(m)) if m == "relative");
             timer = Some((period, absolute));
         } else {
-            return Err(bad(
+            return Err(at(
+                m,
                 format!("task `{name}`: event `{k}` is not modelled"),
                 "imported events: run, runtime, sleep, timer (locks, memory and I/O events are not)",
             ));
@@ -489,7 +534,8 @@ fn task(
         },
         (r, 0, None) if r > 0 => Workload::Hog,
         _ => {
-            return Err(bad(
+            return Err(at(
+                tm,
                 format!("task `{name}`: no run time in its events"),
                 "a task needs a `run` (or `runtime`) event",
             ))
@@ -551,6 +597,9 @@ mod tests {
             let e = import(bad, "up").unwrap_err();
             assert!(e.to_string().contains(word), "{bad}: {e}");
         }
+        // Semantic errors point at the offending key.
+        let e = import("{\"tasks\":{\n \"a\":{\"run\":1,\n  \"lock\":\"m\"}}}", "up").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 3), "{e}");
         let e = parse_value("{\n  \"a\": x\n}").unwrap_err();
         assert_eq!((e.line, e.column), (2, 8));
     }
