@@ -53,7 +53,7 @@ try {
       await page.reload();
       const e = await page.waitForSelector('[data-testid=scenario-error]', { timeout: 20000 });
       const msg = await e.textContent();
-      check(msg.startsWith('2:4:'), `scenario error ${msg}`);
+      check(msg.startsWith('2:4:') || msg.startsWith('3:4:'), `scenario error ${msg}`);
     }
     if (problems.length) {
       failed = true;

@@ -52,8 +52,8 @@ end
     },
     Preset {
         name: "preempt-short",
-        title: "PREEMPT_SHORT: cyclictest with an 8 ms slice against a 16 ms hog",
-        source: "",
+        title: "PREEMPT_SHORT: cyclictest (8 ms slice) against two 16 ms rt-app tasks",
+        source: "Teaching preset: flip PREEMPT_SHORT and watch ct's p99 go from the floor to the competitors' protection window.",
         text: "\
 eevdf-scenario v1
 engine 0.1
@@ -63,7 +63,7 @@ hz 250
 duration 10s
 seed 1
 task ct kind=timer period=3777us slice=8ms
-task hog kind=hog slice=16ms
+task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
 end
 ",
     },

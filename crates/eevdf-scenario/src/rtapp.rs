@@ -598,7 +598,11 @@ mod tests {
             assert!(e.to_string().contains(word), "{bad}: {e}");
         }
         // Semantic errors point at the offending key.
-        let e = import("{\"tasks\":{\n \"a\":{\"run\":1,\n  \"lock\":\"m\"}}}", "up").unwrap_err();
+        let e = import(
+            "{\"tasks\":{\n \"a\":{\"run\":1,\n  \"lock\":\"m\"}}}",
+            "up",
+        )
+        .unwrap_err();
         assert_eq!((e.line, e.column), (3, 3), "{e}");
         let e = parse_value("{\n  \"a\": x\n}").unwrap_err();
         assert_eq!((e.line, e.column), (2, 8));

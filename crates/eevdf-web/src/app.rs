@@ -1,6 +1,14 @@
-//! The app frame: header, scenario, features and results panes. The
-//! simulation runs in the Web Worker; the page only renders answers.
+//! The playground page: a scenario editor, kernel feature toggles, a
+//! preset menu, and the latency table computed in the Web Worker. Every
+//! edit re-runs (debounced) and the URL fragment follows, so the address
+//! bar is always a share link. The page parses locally (cheap) to show
+//! errors at once and keeps the last good results while the text is bad.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use eevdf_scenario::scenario::Scenario;
+use gloo::timers::callback::Timeout;
 use gloo::worker::{Spawnable, WorkerBridge};
 use yew::prelude::*;
 
@@ -9,6 +17,34 @@ use crate::worker::{Outcome, Request, Response, Row, SimWorker, Swb};
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
 const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
+
+/// Edits settle this long before a run starts.
+const DEBOUNCE_MS: u32 = 300;
+
+/// The kernel features offered as switches (SCHED_FEAT spelling); the
+/// seed-patch variants follow.
+const TOGGLES: &[(&str, &str)] = &[
+    ("PREEMPT_SHORT", "shorter-slice wakee preempts"),
+    ("RUN_TO_PARITY", "protect curr for a minimum slice"),
+    ("NEXT_BUDDY", "wakee becomes the next buddy"),
+    ("PICK_BUDDY", "pick honours an eligible buddy"),
+    ("DELAY_DEQUEUE", "ineligible sleepers burn their lag"),
+    ("DELAY_ZERO", "clip lag to zero on delayed dequeue"),
+    ("PLACE_LAG", "keep lag across sleep"),
+    ("PLACE_DEADLINE_INITIAL", "half-slice first request"),
+    ("WAKEUP_PREEMPTION", "wakeups may preempt at all"),
+    ("HRTICK", "high-resolution slice end"),
+    ("PS_CLEAR_BUDDY", "clear buddies for preempt_short (7.1)"),
+    ("PS_SET_NEXT_BUDDY", "v2 1/6: short wakee becomes buddy"),
+    ("PROT_LAG_AWARE", "v2 2/6: lag-aware protection"),
+    ("PS_IGNORE_NEED_RESCHED", "v2 3/6"),
+    ("PS_CANCEL_IF_ELIGIBLE", "v2 4/6"),
+    ("PROT_ALWAYS_UPDATE", "v2 5/6"),
+    ("LAG_DECAY_SLEEP", "0/8 4/8: decay positive lag"),
+    ("LAG_RESET_IDLE", "0/8 5/8: reset lag on idle CPU"),
+    ("WA_SLICE", "0/8 7/8: slice-aware wake_affine"),
+    ("SIS_SLICE", "0/8 8/8: slice-aware idle search"),
+];
 
 /// The scenario the page opens with: the link in the URL fragment if
 /// there is one (and it decodes), else the `default` preset. A bad link
@@ -27,26 +63,132 @@ fn initial_scenario() -> (String, Option<String>) {
     }
 }
 
+/// Puts the scenario's link fragment in the address bar without adding
+/// a history entry.
+fn show_link(sc: &Scenario) {
+    let frag = eevdf_scenario::link::fragment(sc);
+    let w = gloo::utils::window();
+    if let Ok(h) = w.history() {
+        let _ =
+            h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}")));
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
-    let (scenario, link_error) = use_memo((), |_| initial_scenario()).as_ref().clone();
+    let init = use_memo((), |_| initial_scenario());
+    let text = use_state(|| init.0.clone());
+    let link_error = init.1.clone();
     let result = use_state(|| None::<Response>);
+    let req_id = use_mut_ref(|| 0u32);
     let bridge = use_mut_ref(|| None::<WorkerBridge<SimWorker>>);
+    let debounce: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+
+    // The worker lives as long as the page.
     {
         let result = result.clone();
         let bridge = bridge.clone();
-        let scenario = scenario.clone();
+        let req_id = req_id.clone();
         use_effect_with((), move |_| {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
-                .callback(move |resp: Response| result.set(Some(resp)))
+                .callback(move |resp: Response| {
+                    // Answers to superseded requests are dropped.
+                    if resp.id == *req_id.borrow() {
+                        result.set(Some(resp));
+                    }
+                })
                 .spawn_with_loader(WORKER_LOADER);
-            b.send(Request { id: 1, scenario });
             *bridge.borrow_mut() = Some(b);
             // Dropping the bridge terminates the worker: no leak on unmount.
             move || drop(bridge.borrow_mut().take())
         });
     }
+
+    let parsed = Scenario::parse(&text);
+
+    // Every text change: run (debounced) when it parses, and follow the
+    // fragment.
+    {
+        let bridge = bridge.clone();
+        let req_id = req_id.clone();
+        let debounce = debounce.clone();
+        use_effect_with((*text).clone(), move |t| {
+            if let Ok(sc) = Scenario::parse(t) {
+                show_link(&sc);
+                let t = t.clone();
+                let first = *req_id.borrow() == 0;
+                let send = move || {
+                    let id = {
+                        let mut r = req_id.borrow_mut();
+                        *r += 1;
+                        *r
+                    };
+                    if let Some(b) = bridge.borrow().as_ref() {
+                        b.send(Request { id, scenario: t });
+                    }
+                };
+                if first {
+                    send();
+                } else {
+                    *debounce.borrow_mut() = Some(Timeout::new(DEBOUNCE_MS, send));
+                }
+            }
+            || ()
+        });
+    }
+
+    let on_edit = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            text.set(el.value());
+        })
+    };
+    let on_preset = {
+        let text = text.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Some(p) = eevdf_scenario::presets::preset(&el.value()) {
+                text.set(p.text.to_string());
+            }
+        })
+    };
+    let toggle = |name: &'static str, on: bool| {
+        let text = text.clone();
+        Callback::from(move |_| {
+            if let Ok(mut sc) = Scenario::parse(&text) {
+                let token = if on {
+                    format!("NO_{name}")
+                } else {
+                    name.to_string()
+                };
+                if sc.apply_features(&token).is_ok() {
+                    text.set(sc.to_text());
+                }
+            }
+        })
+    };
+
+    let features_pane = match &parsed {
+        Ok(sc) => html! {
+            <ul class="toggles" data-testid="features">
+                { for TOGGLES.iter().map(|(name, what)| {
+                    let on = sc.features.features.get_bool(name).unwrap_or(false);
+                    html! {
+                        <li>
+                            <label title={*what}>
+                                <input type="checkbox" checked={on} data-feature={*name}
+                                       onchange={toggle(name, on)} />
+                                <code>{ *name }</code>
+                            </label>
+                        </li>
+                    }
+                }) }
+            </ul>
+        },
+        Err(_) => html! { <p class="muted">{ "Fix the scenario to change features." }</p> },
+    };
 
     html! {
         <div class="app">
@@ -60,11 +202,23 @@ pub fn app() -> Html {
                     if let Some(e) = link_error {
                         <p class="error" data-testid="link-error">{ e }</p>
                     }
-                    <pre class="scenario" data-testid="scenario-text">{ scenario }</pre>
+                    <label class="preset">{ "Preset " }
+                        <select onchange={on_preset} data-testid="preset">
+                            <option value="" selected=true disabled=true>{ "choose…" }</option>
+                            { for eevdf_scenario::presets::PRESETS.iter().map(|p| html! {
+                                <option value={p.name} title={p.title}>{ p.name }</option>
+                            }) }
+                        </select>
+                    </label>
+                    <textarea class="scenario" spellcheck="false" wrap="off" rows="14" data-testid="scenario-text"
+                              value={(*text).clone()} oninput={on_edit} />
+                    if let Err(e) = &parsed {
+                        <p class="error" data-testid="scenario-error">{ e.to_string() }</p>
+                    }
                 </section>
                 <section class="pane" aria-label="Features">
                     <h2>{ "Features" }</h2>
-                    <p class="muted">{ "Kernel profile v7.1: mainline defaults." }</p>
+                    { features_pane }
                 </section>
                 <section class="pane" aria-label="Results">
                     <h2>{ "Results" }</h2>
@@ -86,7 +240,7 @@ fn results(result: &Option<Response>) -> Html {
             message,
             hint,
         } => html! {
-            <p class="error" data-testid="scenario-error">
+            <p class="error" data-testid="worker-error">
                 { format!("{line}:{column}: {message} ({hint})") }
             </p>
         },
