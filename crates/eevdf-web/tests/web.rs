@@ -18,7 +18,21 @@ async fn app_frame_mounts() {
     let text = root.text_content().unwrap_or_default();
     assert!(text.contains("eevdf-playground"), "{text}");
     assert!(text.contains("Results"), "{text}");
-    assert!(text.contains("kind=timer"), "{text}");
+    assert!(text.contains("PREEMPT_SHORT"), "feature switches: {text}");
+    // The editor holds a scenario (the default preset, or the link in
+    // the test page's URL if it had one).
+    use wasm_bindgen::JsCast;
+    let editor = root
+        .query_selector("textarea")
+        .unwrap()
+        .expect("scenario editor")
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap();
+    assert!(
+        editor.value().starts_with("eevdf-scenario v1"),
+        "{}",
+        editor.value()
+    );
 }
 
 #[wasm_bindgen_test]
