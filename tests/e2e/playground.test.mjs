@@ -47,6 +47,17 @@ try {
   check(t1 === t2, `restored text differs:\n${t1}\n---\n${t2}`);
   await p2.waitForTimeout(1500);
   check(await p99(p2) === after, 'the link shows the same p99');
+  // The last scenario comes back on a visit without a link.
+  const { page: p3 } = await openPage(context, base);
+  await p3.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+  const t3 = await p3.$eval('[data-testid=scenario-text]', (e) => e.value);
+  check(t3 === t1, `stored scenario not restored:\n${t3}`);
+  // A bad link shows its error, runs the default, keeps the stored one.
+  const { page: p4 } = await openPage(context, `${base}#v9;x`);
+  await p4.waitForSelector('[data-testid=link-error]', { timeout: 20000 });
+  const { page: p5 } = await openPage(context, base);
+  await p5.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+  check(await p5.$eval('[data-testid=scenario-text]', (e) => e.value) === t1, 'bad link lost the stored scenario');
   // A malformed edit: error shown, last results kept.
   await page.fill('[data-testid=scenario-text]', t1.replace('hz 250', 'hz 7'));
   const err = await page.waitForSelector('[data-testid=scenario-error]', { timeout: 5000 });

@@ -46,16 +46,31 @@ const TOGGLES: &[(&str, &str)] = &[
     ("SIS_SLICE", "0/8 8/8: slice-aware idle search"),
 ];
 
+/// Where the user's last scenario is kept (local storage).
+const STORAGE_KEY: &str = "eevdf.scenario";
+
+/// Keeps the user's scenario for the next visit.
+fn remember(text: &str) {
+    use gloo::storage::Storage;
+    let _ = gloo::storage::LocalStorage::set(STORAGE_KEY, text);
+}
+
 /// The scenario the page opens with: the link in the URL fragment if
-/// there is one (and it decodes), else the `default` preset. A bad link
-/// is reported and the default runs instead.
+/// there is one (and it decodes), else the user's last scenario (local
+/// storage), else the `default` preset. A bad link is reported and the
+/// default runs instead; the stored scenario is left alone.
 fn initial_scenario() -> (String, Option<String>) {
+    use gloo::storage::Storage;
     let default = eevdf_scenario::presets::preset("default")
         .map(|p| p.text.to_string())
         .unwrap_or_default();
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     if hash.len() <= 1 {
-        return (default, None);
+        let stored: Option<String> = gloo::storage::LocalStorage::get(STORAGE_KEY).ok();
+        return match stored.filter(|t| Scenario::parse(t).is_ok()) {
+            Some(t) => (t, None),
+            None => (default, None),
+        };
     }
     match eevdf_scenario::link::decode_text(&hash) {
         Ok(text) => (text, None),
@@ -142,7 +157,11 @@ pub fn app() -> Html {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            text.set(el.value());
+            let v = el.value();
+            if Scenario::parse(&v).is_ok() {
+                remember(&v);
+            }
+            text.set(v);
         })
     };
     let on_preset = {
@@ -150,6 +169,7 @@ pub fn app() -> Html {
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             if let Some(p) = eevdf_scenario::presets::preset(&el.value()) {
+                remember(p.text);
                 text.set(p.text.to_string());
             }
         })
@@ -164,7 +184,9 @@ pub fn app() -> Html {
                     name.to_string()
                 };
                 if sc.apply_features(&token).is_ok() {
-                    text.set(sc.to_text());
+                    let t = sc.to_text();
+                    remember(&t);
+                    text.set(t);
                 }
             }
         })
