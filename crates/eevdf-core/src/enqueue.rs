@@ -410,7 +410,6 @@ impl Rq {
     pub(crate) fn dequeue_entities(&mut self, id: EntityId, flags: DequeueFlags) -> bool {
         let task_sleep = flags.sleep;
         let is_task = self.se(id).is_task();
-        let was_delayed_task = is_task && flags.delayed;
         let mut flags = flags;
         let mut slice: Option<u64> = None;
         let mut cur = Some(id);
@@ -427,7 +426,6 @@ impl Rq {
             }
             if first && is_task {
                 self.h_nr_queued -= 1;
-                let _ = was_delayed_task;
             }
             first = false;
             // Don't dequeue the parent if it has other entities besides us.

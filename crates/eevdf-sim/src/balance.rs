@@ -129,6 +129,15 @@ impl GroupStats {
     }
 }
 
+/// The PELT utilisation input of a CPU: full while something runs.
+fn busy_level(c: &super::Cpu) -> u64 {
+    if c.curr.is_some() {
+        1024
+    } else {
+        0
+    }
+}
+
 impl Sim {
     /// Brings a CPU's PELT signals up to `now` (levels as they were).
     pub(super) fn pelt_cpu(&mut self, cpu: u32, now: Nanos) {
@@ -137,7 +146,7 @@ impl Sim {
             c.nr_area += u128::from(c.rq.h_nr_queued) * u128::from(now - c.nr_last);
             c.nr_last = now;
         }
-        let busy = if c.curr.is_some() { 1024 } else { 0 };
+        let busy = busy_level(c);
         let load = c.rq.cfs(CfsRqId::ROOT).load_weight;
         c.util.update(now, busy);
         c.load.update(now, load);
@@ -180,7 +189,7 @@ impl Sim {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let busy = if c.curr.is_some() { 1024 } else { 0 };
+                let busy = busy_level(c);
                 let cap = u64::from(self.topo.capacity(i as u32));
                 let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
                 CpuView {
@@ -408,7 +417,7 @@ impl Sim {
             {
                 self.update_idle_cpu_scan(cpu, level, now);
             }
-            let moved = self.sched_balance_rq(cpu, level, !busy, now);
+            let moved = self.sched_balance_rq(cpu, level, now);
             let sd = &self.topo.domains[c][level];
             let (min_i, max_i, factor) = (
                 u64::from(sd.min_interval_ms) * MS,
@@ -444,7 +453,7 @@ impl Sim {
             .iter()
             .map(|i| {
                 let c = &self.cpus[*i as usize];
-                c.util.peek(now, if c.curr.is_some() { 1024 } else { 0 })
+                c.util.peek(now, busy_level(c))
             })
             .sum();
         let x = sum / weight.max(1);
@@ -459,7 +468,7 @@ impl Sim {
         let mut s = GroupStats::default();
         for cpu in group {
             let c = &self.cpus[*cpu as usize];
-            let busy = if c.curr.is_some() { 1024 } else { 0 };
+            let busy = busy_level(c);
             let cap = u64::from(self.topo.capacity(*cpu));
             s.nr += u64::from(c.rq.h_nr_queued - c.rq.h_nr_delayed);
             s.load += c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight);
@@ -491,7 +500,7 @@ impl Sim {
 
     /// One balance pass (`sched_balance_rq`) of `dst` at domain `level`.
     /// Returns the number of tasks pulled.
-    fn sched_balance_rq(&mut self, dst: u32, level: usize, idle: bool, now: Nanos) -> usize {
+    fn sched_balance_rq(&mut self, dst: u32, level: usize, now: Nanos) -> usize {
         let sd = self.topo.domains[dst as usize][level].clone();
         let stats: Vec<(Vec<u32>, GroupStats)> = sd
             .groups
@@ -528,7 +537,6 @@ impl Sim {
                 BalanceDecision::MigrateTask { busiest, count } => (busiest, false, count),
                 BalanceDecision::MigrateLoad { busiest, load } => (busiest, true, load),
             };
-        let _ = idle;
         // find_busiest_queue.
         let group = &stats[bi].0;
         let src = group
@@ -611,7 +619,7 @@ impl Sim {
                     continue;
                 }
             }
-            if self.sched_balance_rq(cpu, level, true, now) > 0 {
+            if self.sched_balance_rq(cpu, level, now) > 0 {
                 return true;
             }
         }

@@ -201,9 +201,7 @@ impl TaskSpec {
 
     /// The effective timer slack.
     pub fn slack(&self) -> Nanos {
-        self.slack_ns.unwrap_or(match self.policy {
-            Policy::Normal | Policy::Batch | Policy::Idle => 50_000,
-        })
+        self.slack_ns.unwrap_or(50_000)
     }
 }
 

@@ -1190,7 +1190,6 @@ impl Sim {
                 }
                 let d = self.threads[tid].directive;
                 self.hb_messages[d] += wrote;
-                let pending_retry = batch - wrote;
                 if left == 0 {
                     self.threads[tid].role = Role::Sender {
                         pipe_base,
@@ -1205,7 +1204,6 @@ impl Sim {
                 }
                 // Plan the next burst: messages until a full pipe.
                 let n = self.sender_batch(pipe_base, npipes, next, left);
-                let _ = pending_retry;
                 let blocked_on = pipe_base + next;
                 self.threads[tid].role = Role::Sender {
                     pipe_base,
