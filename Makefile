@@ -59,5 +59,8 @@ test-wasm:
 build-web:
 	trunk build --release
 
+# The e2e checks compare the page with the native CLI (same p99 for a
+# link, worker speed), so the release CLI is built first.
 e2e:
+	cargo build --release --locked -p eevdf-cli
 	./tests/e2e/run.sh

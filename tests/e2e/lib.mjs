@@ -51,3 +51,38 @@ export async function cspViolations(page) {
 export function check(cond, msg) {
   if (!cond) throw new Error(`check failed: ${msg}`);
 }
+
+/** Waits until the page shows the finished run of its current scenario. */
+export async function waitDone(page, timeout = 30000) {
+  await page.waitForSelector('.app[data-state=done] [data-testid=worker-result]', { timeout });
+}
+
+/**
+ * The results table as data: per task, its exact latencies in µs (the
+ * JSON's 3 decimals, or '-'), samples and CPU ms. `side` picks the A or B
+ * rows of an A/B table; without it, rows without a side.
+ */
+export async function resultRows(page, side = null) {
+  return page.$$eval('[data-testid=worker-result] tbody tr', (trs, side) => trs
+    .filter((tr) => (tr.dataset.side ?? null) === side)
+    .map((tr) => ({
+      task: tr.dataset.task,
+      samples: tr.querySelector('td[data-samples]')?.dataset.samples,
+      lat: [...tr.querySelectorAll('td[data-us]')].map((td) => td.dataset.us),
+      cpuMs: tr.querySelector('td[data-cpu-ms]')?.dataset.cpuMs,
+      label: tr.querySelector('td').textContent,
+    })), side);
+}
+
+/** A pointer drag from the centre of one element to another's. */
+export async function drag(page, from, to) {
+  const a = await page.locator(from).boundingBox();
+  const b = await page.locator(to).boundingBox();
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) {
+    await page.mouse.move(a.x + a.width / 2 + ((b.x + b.width / 2) - (a.x + a.width / 2)) * i / 8,
+      a.y + a.height / 2 + ((b.y + b.height / 2) - (a.y + a.height / 2)) * i / 8);
+  }
+  await page.mouse.up();
+}

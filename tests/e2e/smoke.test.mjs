@@ -2,7 +2,7 @@
 // app frame, runs its Web Worker and renders the worker's answer, with no
 // console error, CSP violation or off-origin request. Saves a screenshot.
 import { readFileSync } from 'node:fs';
-import { launch, openPage, cspViolations, check } from './lib.mjs';
+import { launch, openPage, cspViolations, check, waitDone, resultRows } from './lib.mjs';
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
 const context = await launch();
@@ -11,11 +11,10 @@ try {
   for (const path of ['', 'sub/']) {
     const url = new URL(path, base).href;
     const { page, problems } = await openPage(context, url);
-    await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+    await waitDone(page);
     const title = await page.textContent('h1');
     check(title === 'eevdf-playground', `title is ${title}`);
-    const rows = await page.$$eval('[data-testid=worker-result] tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const rows = (await resultRows(page)).map((r) => [r.label, r.samples, ...r.lat, r.cpuMs]);
     // The worker's numbers equal the native CLI's golden run of the
     // default preset (tests/golden/default.json).
     const golden = JSON.parse(readFileSync('tests/golden/default.json', 'utf8'));
@@ -38,9 +37,8 @@ try {
         .map((l) => l.replaceAll(' ', '+')).join(';');
       await page.goto(`${url}#${frag}`);
       await page.reload();
-      await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
-      const got = await page.$$eval('[data-testid=worker-result] tbody tr', (trs) =>
-        trs.map((tr) => [tr.cells[0].textContent, tr.cells[7].textContent]));
+      await waitDone(page);
+      const got = (await resultRows(page)).map((r) => [r.label, r.cpuMs]);
       const wantTwo = Object.entries(two.by_name).map(([n, v]) => [`${n} ×${v.tasks}`, v.cpu_ms.toFixed(1)]);
       check(JSON.stringify(got) === JSON.stringify(wantTwo), `link rows ${JSON.stringify(got)} != ${JSON.stringify(wantTwo)}`);
       // A link from a newer playground: reported, and the default runs.

@@ -316,11 +316,10 @@ fn run(
         Format::Text => report::text(&r),
         Format::Json => report::json(&sc.to_text(), &r),
         Format::Lkml => report::lkml(&r, &sc.features.profile.to_string()),
-        Format::Mail => format!(
-            "{}\n{}\n{}\n",
-            sc.to_text(),
-            report::lkml(&r, &sc.features.profile.to_string()).trim_end(),
-            eevdf_scenario::link::url(&sc, base)
+        Format::Mail => report::mail(
+            &sc.to_text(),
+            &report::lkml(&r, &sc.features.profile.to_string()),
+            &eevdf_scenario::link::url(&sc, base),
         ),
         Format::Cyclictest => {
             let threads: Vec<Vec<(u64, u64)>> = r

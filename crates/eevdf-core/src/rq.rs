@@ -364,7 +364,7 @@ impl Rq {
         let w = se.load.weight;
         let cfs = self.cfs_mut(q);
         let key = Self::entity_key(cfs, item.vruntime);
-        cfs.sum_w_vruntime += i128::from(key) * i128::from(w);
+        cfs.sum_w_vruntime += wide_mul(key, w);
         cfs.sum_weight += w;
         let node = cfs.timeline.insert(item);
         self.se_mut(id).node = Some(node);
@@ -379,7 +379,7 @@ impl Rq {
         let w = self.se(id).load.weight;
         let cfs = self.cfs_mut(q);
         let key = Self::entity_key(cfs, item.vruntime);
-        cfs.sum_w_vruntime -= i128::from(key) * i128::from(w);
+        cfs.sum_w_vruntime -= wide_mul(key, w);
         cfs.sum_weight -= w;
     }
 
@@ -391,7 +391,7 @@ impl Rq {
         if let Some(c) = cfs.curr {
             let c = self.se(c);
             if c.on_rq {
-                s += i128::from(Self::entity_key(cfs, c.vruntime)) * i128::from(c.load.weight);
+                s += wide_mul(Self::entity_key(cfs, c.vruntime), c.load.weight);
                 w += i128::from(c.load.weight);
             }
         }
@@ -406,7 +406,7 @@ impl Rq {
             return cfs.zero_vruntime;
         }
         // Floor division: an entity placed exactly at V is eligible.
-        let delta = s.div_euclid(w);
+        let delta = floor_div(s, w);
         cfs.zero_vruntime.wrapping_add(delta as i64 as u64)
     }
 
@@ -417,7 +417,7 @@ impl Rq {
         let v = self.avg_vruntime_peek(q);
         let cfs = self.cfs_mut(q);
         let delta = v.wrapping_sub(cfs.zero_vruntime) as i64;
-        cfs.sum_w_vruntime -= i128::from(cfs.sum_weight) * i128::from(delta);
+        cfs.sum_w_vruntime -= wide_mul(delta, cfs.sum_weight);
         cfs.zero_vruntime = v;
         v
     }
@@ -426,7 +426,10 @@ impl Rq {
     pub fn vruntime_eligible(&self, q: CfsRqId, vruntime: u64) -> bool {
         let (s, w) = self.avg_sums(q);
         let key = Self::entity_key(self.cfs(q), vruntime);
-        s >= i128::from(key) * w
+        match u64::try_from(w) {
+            Ok(w) => s >= wide_mul(key, w),
+            Err(_) => s >= i128::from(key) * w,
+        }
     }
 
     /// `entity_eligible`.
@@ -442,7 +445,7 @@ impl Rq {
         if cfs.sum_weight == 0 {
             return None;
         }
-        let d = cfs.sum_w_vruntime.div_euclid(i128::from(cfs.sum_weight));
+        let d = floor_div(cfs.sum_w_vruntime, i128::from(cfs.sum_weight));
         Some(
             cfs.zero_vruntime
                 .wrapping_add(d as i64 as u64)
@@ -509,5 +512,58 @@ impl Rq {
     /// runs `schedule()`).
     pub fn clear_resched(&mut self) {
         self.resched = None;
+    }
+}
+
+/// `key * weight` as i128, through i64 when the product fits (nearly
+/// always): the same value, but wasm32 has no 64x64->128 multiply and
+/// would call compiler-rt's `__multi3` on every update.
+#[inline]
+fn wide_mul(key: i64, weight: u64) -> i128 {
+    match i64::try_from(weight).ok().and_then(|w| key.checked_mul(w)) {
+        Some(p) => i128::from(p),
+        None => i128::from(key) * i128::from(weight),
+    }
+}
+
+/// `floor(s / w)` for `w > 0`, through i64 when both fit: the same value
+/// without the slow 128-bit division routine (`__divti3`) on wasm32.
+#[inline]
+fn floor_div(s: i128, w: i128) -> i128 {
+    debug_assert!(w > 0);
+    match (i64::try_from(s), i64::try_from(w)) {
+        (Ok(s), Ok(w)) => i128::from(s.div_euclid(w)),
+        _ => s.div_euclid(w),
+    }
+}
+
+#[cfg(test)]
+mod wide_tests {
+    use super::{floor_div, wide_mul};
+
+    #[test]
+    fn fast_paths_agree_with_128_bit_arithmetic() {
+        let keys = [
+            0i64,
+            1,
+            -1,
+            7,
+            -7,
+            i64::MAX,
+            i64::MIN,
+            1 << 40,
+            -(1 << 40),
+            123_456_789,
+        ];
+        let weights = [1u64, 2, 15, 1024, 88761, 1 << 40, u64::MAX];
+        for &k in &keys {
+            for &w in &weights {
+                assert_eq!(wide_mul(k, w), i128::from(k) * i128::from(w), "{k} * {w}");
+                let s = i128::from(k) * 3 + 1;
+                for d in [1i128, 3, 1024, i128::from(w), i128::MAX] {
+                    assert_eq!(floor_div(s, d), s.div_euclid(d), "{s} / {d}");
+                }
+            }
+        }
     }
 }

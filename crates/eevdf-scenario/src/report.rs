@@ -276,6 +276,14 @@ struct JsonResult<'a> {
     schbench: Vec<JsonSchbench<'a>>,
 }
 
+/// The mail-safe block (formats.md §7, `eevdf run --format mail` and the
+/// page's "copy for email"): the scenario text, the LKML table, and last
+/// the bare link, the only line allowed over 72 columns. The canonical
+/// text ends with `end` and a newline, so a blank line follows it.
+pub fn mail(scenario_text: &str, lkml_table: &str, link: &str) -> String {
+    format!("{}\n{}\n{}\n", scenario_text, lkml_table.trim_end(), link)
+}
+
 /// `--format json`: one compact JSON object (schema `eevdf.result.v1`)
 /// plus a trailing newline; byte-identical for identical inputs.
 ///

@@ -710,6 +710,28 @@ impl Sim {
         Ok(())
     }
 
+    /// The thread running on `cpu` (an index in creation order), if any;
+    /// for live views.
+    pub fn cpu_curr(&self, cpu: u32) -> Option<usize> {
+        self.cpus[cpu as usize].curr
+    }
+
+    /// Tasks queued on `cpu` (running and delayed ones included), the
+    /// kernel's `rq->cfs.h_nr_queued`.
+    pub fn cpu_queued(&self, cpu: u32) -> u32 {
+        self.cpus[cpu as usize].rq.h_nr_queued
+    }
+
+    /// The `task` directive each thread came from, in creation order.
+    pub fn thread_directives(&self) -> Vec<usize> {
+        self.threads.iter().map(|t| t.directive).collect()
+    }
+
+    /// The machine being simulated.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
     /// CPU time consumed so far by each thread, in creation order.
     pub fn thread_runtimes(&self) -> Vec<Nanos> {
         self.threads

@@ -28,7 +28,22 @@ pub fn decay_load(val: u64, periods: u64) -> u64 {
         return 0;
     }
     let v = val >> (periods / 32);
-    ((u128::from(v) * u128::from(Y_INV[(periods % 32) as usize])) >> 32) as u64
+    mul_shr32(u128::from(v), Y_INV[(periods % 32) as usize]) as u64
+}
+
+/// `(a * f) >> 32` for `f <= 2^32`, exact. With `a < 2^63` it needs only
+/// 64-bit multiplies: wasm32 has no 64x64->128 multiply and would call
+/// compiler-rt's `__multi3` on every PELT update.
+#[inline]
+fn mul_shr32(a: u128, f: u64) -> u128 {
+    debug_assert!(f <= 1 << 32);
+    if a < 1 << 63 {
+        let hi = (a >> 32) as u64;
+        let lo = (a as u64) & 0xffff_ffff;
+        u128::from(hi * f) + u128::from((lo * f) >> 32)
+    } else {
+        (a * u128::from(f)) >> 32
+    }
 }
 
 /// The 32.32 factor y^(delta / PERIOD_NS).
@@ -38,7 +53,8 @@ fn decay_factor(delta: Nanos) -> u64 {
     let whole = decay_load(1 << 32, periods);
     // Linear interpolation towards the next period.
     let next = decay_load(1 << 32, periods + 1);
-    whole - ((u128::from(whole - next) * u128::from(frac)) >> 20) as u64
+    // (whole - next) < 2^32 and frac < 2^20: the product fits in u64.
+    whole - (((whole - next) * frac) >> 20)
 }
 
 /// Extra fraction bits kept internally, so many small updates do not
@@ -61,9 +77,9 @@ impl Pelt {
         if now <= self.last {
             return;
         }
-        let f = u128::from(decay_factor(now - self.last));
-        let keep = (self.acc * f) >> 32;
-        let add = ((u128::from(level) << FRAC) * ((1u128 << 32) - f)) >> 32;
+        let f = decay_factor(now - self.last);
+        let keep = mul_shr32(self.acc, f);
+        let add = mul_shr32(u128::from(level) << FRAC, (1 << 32) - f);
         self.acc = keep + add;
         self.avg = (self.acc >> FRAC) as u64;
         self.last = now;
@@ -80,6 +96,20 @@ impl Pelt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_64_bit_multiplies_agree_with_128_bit_ones() {
+        let fs = [0u64, 1, 2194507416, 4294967295, 1 << 32];
+        let mut a: u128 = 1;
+        // Up to 2^95, so the 128-bit reference cannot overflow.
+        while a < 1 << 95 {
+            for &f in &fs {
+                assert_eq!(mul_shr32(a, f), (a * u128::from(f)) >> 32, "{a} {f}");
+                assert_eq!(mul_shr32(a - 1, f), ((a - 1) * u128::from(f)) >> 32);
+            }
+            a = a * 7 + 3;
+        }
+    }
 
     #[test]
     fn half_life_is_32_periods() {

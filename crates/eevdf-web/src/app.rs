@@ -1,8 +1,13 @@
-//! The playground page: a scenario editor, kernel feature toggles, a
-//! preset menu, and the latency table computed in the Web Worker. Every
-//! edit re-runs (debounced) and the URL fragment follows, so the address
-//! bar is always a share link. The page parses locally (cheap) to show
-//! errors at once and keeps the last good results while the text is bad.
+//! The playground page: scenario editor and presets, feature switches,
+//! the machine with drag-and-drop tasks, live results (table, latency
+//! CDF, per-CPU timeline) streamed from the Web Worker, an A/B baseline,
+//! share buttons, themes and a help overlay.
+//!
+//! The scenario text is the single source of truth: every gesture edits
+//! it through `eevdf-scenario` (as the CLI's flags do), the page parses
+//! it locally to show errors at once, the worker re-runs it, and the URL
+//! fragment follows it, so the address bar is always a share link. While
+//! the text is bad the last good results stay.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,42 +17,22 @@ use gloo::timers::callback::Timeout;
 use gloo::worker::{Spawnable, WorkerBridge};
 use yew::prelude::*;
 
-use crate::worker::{Outcome, Request, Response, Row, SimWorker, Swb};
+use crate::charts::{CdfChart, Shared, TimelineChart};
+use crate::features::FeaturesPane;
+use crate::machine::MachineView;
+use crate::results::ResultsTable;
+use crate::worker::{Live, Outcome, Request, Response, SimWorker, Swb, LANE_BASELINE, LANE_LIVE};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
 const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
 
-/// Edits settle this long before a run starts.
-const DEBOUNCE_MS: u32 = 300;
+/// Typing settles this long before a run starts.
+const DEBOUNCE_MS: u32 = 100;
 
-/// The kernel features offered as switches (SCHED_FEAT spelling); the
-/// seed-patch variants follow.
-const TOGGLES: &[(&str, &str)] = &[
-    ("PREEMPT_SHORT", "shorter-slice wakee preempts"),
-    ("RUN_TO_PARITY", "protect curr for a minimum slice"),
-    ("NEXT_BUDDY", "wakee becomes the next buddy"),
-    ("PICK_BUDDY", "pick honours an eligible buddy"),
-    ("DELAY_DEQUEUE", "ineligible sleepers burn their lag"),
-    ("DELAY_ZERO", "clip lag to zero on delayed dequeue"),
-    ("PLACE_LAG", "keep lag across sleep"),
-    ("PLACE_DEADLINE_INITIAL", "half-slice first request"),
-    ("WAKEUP_PREEMPTION", "wakeups may preempt at all"),
-    ("HRTICK", "high-resolution slice end"),
-    ("PS_CLEAR_BUDDY", "clear buddies for preempt_short (7.1)"),
-    ("PS_SET_NEXT_BUDDY", "v2 1/6: short wakee becomes buddy"),
-    ("PROT_LAG_AWARE", "v2 2/6: lag-aware protection"),
-    ("PS_IGNORE_NEED_RESCHED", "v2 3/6"),
-    ("PS_CANCEL_IF_ELIGIBLE", "v2 4/6"),
-    ("PROT_ALWAYS_UPDATE", "v2 5/6"),
-    ("LAG_DECAY_SLEEP", "0/8 4/8: decay positive lag"),
-    ("LAG_RESET_IDLE", "0/8 5/8: reset lag on idle CPU"),
-    ("WA_SLICE", "0/8 7/8: slice-aware wake_affine"),
-    ("SIS_SLICE", "0/8 8/8: slice-aware idle search"),
-];
-
-/// Where the user's last scenario is kept (local storage).
+/// Where the user's last scenario and theme are kept (local storage).
 const STORAGE_KEY: &str = "eevdf.scenario";
+const THEME_KEY: &str = "eevdf.theme";
 
 /// Keeps the user's scenario for the next visit.
 fn remember(text: &str) {
@@ -78,14 +63,112 @@ fn initial_scenario() -> (String, Option<String>) {
     }
 }
 
+/// The page's address without its fragment: the base of share links.
+fn page_base() -> String {
+    let href = gloo::utils::window().location().href().unwrap_or_default();
+    href.split('#').next().unwrap_or_default().to_string()
+}
+
+fn share_link(sc: &Scenario) -> String {
+    format!("{}#{}", page_base(), eevdf_scenario::link::fragment(sc))
+}
+
 /// Puts the scenario's link fragment in the address bar without adding
 /// a history entry.
 fn show_link(sc: &Scenario) {
     let frag = eevdf_scenario::link::fragment(sc);
-    let w = gloo::utils::window();
-    if let Ok(h) = w.history() {
+    if let Ok(h) = gloo::utils::window().history() {
         let _ =
             h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}")));
+    }
+}
+
+/// The colour theme: `auto` follows the system.
+fn stored_theme() -> String {
+    use gloo::storage::Storage;
+    gloo::storage::LocalStorage::get(THEME_KEY).unwrap_or_else(|_| "auto".to_string())
+}
+
+fn apply_theme(theme: &str) -> bool {
+    let root = gloo::utils::document().document_element();
+    if let Some(r) = &root {
+        if theme == "auto" {
+            let _ = r.remove_attribute("data-theme");
+        } else {
+            let _ = r.set_attribute("data-theme", theme);
+        }
+    }
+    match theme {
+        "dark" => true,
+        "light" => false,
+        _ => gloo::utils::window()
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.matches()),
+    }
+}
+
+/// Writes to the clipboard; says how it went.
+fn copy(
+    text: String,
+    what: &'static str,
+    status: UseStateHandle<Option<(String, Option<String>)>>,
+) {
+    let promise = gloo::utils::window()
+        .navigator()
+        .clipboard()
+        .write_text(&text);
+    wasm_bindgen_futures::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => status.set(Some((format!("{what} copied."), None))),
+            // No clipboard (permissions, insecure origin): show the text
+            // to copy by hand.
+            Err(_) => status.set(Some((format!("Copy the {what} from here:"), Some(text)))),
+        }
+    });
+}
+
+/// The latest answers of one lane.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LaneState {
+    /// Request id whose answers count, and its scenario text.
+    id: u32,
+    scenario: String,
+    live: Option<Rc<Live>>,
+    done: bool,
+    lkml: Option<String>,
+    invalid: Option<String>,
+}
+
+impl LaneState {
+    fn accept(&self, r: Response) -> Option<LaneState> {
+        if r.id != self.id {
+            return None; // A superseded request's answer.
+        }
+        let mut s = self.clone();
+        match r.outcome {
+            Outcome::Progress(l) => {
+                s.live = Some(Rc::new(l));
+                s.invalid = None;
+            }
+            Outcome::Done { live, lkml, .. } => {
+                s.live = Some(Rc::new(live));
+                s.done = true;
+                s.lkml = Some(lkml);
+                s.invalid = None;
+            }
+            Outcome::Invalid {
+                line,
+                column,
+                message,
+                hint,
+            } => {
+                s.invalid = Some(format!("{line}:{column}: {message} ({hint})"));
+                s.done = true;
+            }
+        }
+        Some(s)
     }
 }
 
@@ -94,23 +177,33 @@ pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
     let text = use_state(|| init.0.clone());
     let link_error = init.1.clone();
-    let result = use_state(|| None::<Response>);
-    let req_id = use_mut_ref(|| 0u32);
+    let lanes = use_mut_ref(|| [LaneState::default(), LaneState::default()]);
+    // Bumped on every accepted answer (the lanes live in a RefCell so the
+    // worker callback always sees the current request ids).
+    let tick = use_state(|| 0u64);
+    let next_id = use_mut_ref(|| 0u32);
     let bridge = use_mut_ref(|| None::<WorkerBridge<SimWorker>>);
     let debounce: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+    let baseline = use_state(|| None::<String>);
+    let status = use_state(|| None::<(String, Option<String>)>);
+    let help = use_state(|| false);
+    let theme = use_state(stored_theme);
+    let dark = use_memo((*theme).clone(), |t| apply_theme(t));
 
     // The worker lives as long as the page.
     {
-        let result = result.clone();
+        let lanes = lanes.clone();
+        let tick = tick.clone();
         let bridge = bridge.clone();
-        let req_id = req_id.clone();
         use_effect_with((), move |_| {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
                 .callback(move |resp: Response| {
-                    // Answers to superseded requests are dropped.
-                    if resp.id == *req_id.borrow() {
-                        result.set(Some(resp));
+                    let lane = usize::from(resp.lane).min(1);
+                    let next = lanes.borrow()[lane].accept(resp);
+                    if let Some(s) = next {
+                        lanes.borrow_mut()[lane] = s;
+                        tick.set(*tick + 1);
                     }
                 })
                 .spawn_with_loader(WORKER_LOADER);
@@ -120,44 +213,74 @@ pub fn app() -> Html {
         });
     }
 
+    // Sends a scenario on a lane; its earlier answers stop counting.
+    let send = {
+        let bridge = bridge.clone();
+        let lanes = lanes.clone();
+        let next_id = next_id.clone();
+        Rc::new(move |lane: u8, scenario: String| {
+            let id = {
+                let mut n = next_id.borrow_mut();
+                *n += 1;
+                *n
+            };
+            {
+                let mut ls = lanes.borrow_mut();
+                let l = &mut ls[usize::from(lane)];
+                l.id = id;
+                l.done = false;
+                l.scenario = scenario.clone();
+            }
+            if let Some(b) = bridge.borrow().as_ref() {
+                b.send(Request { id, lane, scenario });
+            }
+        })
+    };
+
     let parsed = Scenario::parse(&text);
 
-    // Every text change: run (debounced) when it parses, and follow the
+    // Every text change: run (debounced) when it parses, follow the
     // fragment.
     {
-        let bridge = bridge.clone();
-        let req_id = req_id.clone();
+        let send = send.clone();
         let debounce = debounce.clone();
+        let next_id = next_id.clone();
         use_effect_with((*text).clone(), move |t| {
             if let Ok(sc) = Scenario::parse(t) {
                 show_link(&sc);
                 let t = t.clone();
-                let first = *req_id.borrow() == 0;
-                let send = move || {
-                    let id = {
-                        let mut r = req_id.borrow_mut();
-                        *r += 1;
-                        *r
-                    };
-                    if let Some(b) = bridge.borrow().as_ref() {
-                        b.send(Request { id, scenario: t });
-                    }
-                };
+                let first = *next_id.borrow() == 0;
+                let go = move || send(LANE_LIVE, t);
                 if first {
-                    send();
+                    go();
                 } else {
-                    *debounce.borrow_mut() = Some(Timeout::new(DEBOUNCE_MS, send));
+                    *debounce.borrow_mut() = Some(Timeout::new(DEBOUNCE_MS, go));
                 }
             }
             || ()
         });
     }
 
+    let set_scenario = {
+        let text = text.clone();
+        Callback::from(move |sc: Scenario| {
+            let t = sc.to_text();
+            remember(&t);
+            text.set(t);
+        })
+    };
     let on_edit = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            let v = el.value();
+            let mut v = el.value();
+            // A pasted mail (quoted or with prose around the block)
+            // becomes its scenario.
+            if Scenario::parse(&v).is_err() && !v.trim_start().starts_with("eevdf-scenario") {
+                if let Ok(sc) = eevdf_scenario::paste::parse_pasted(&v) {
+                    v = sc.to_text();
+                }
+            }
             if Scenario::parse(&v).is_ok() {
                 remember(&v);
             }
@@ -174,134 +297,264 @@ pub fn app() -> Html {
             }
         })
     };
-    let toggle = |name: &'static str, on: bool| {
+    let on_pin = {
+        let baseline = baseline.clone();
+        let text = text.clone();
+        let send = send.clone();
+        let lanes = lanes.clone();
+        Callback::from(move |_| {
+            if baseline.is_some() {
+                baseline.set(None);
+                send(LANE_BASELINE, String::new());
+                lanes.borrow_mut()[1] = LaneState::default();
+            } else if Scenario::parse(&text).is_ok() {
+                baseline.set(Some((*text).clone()));
+                send(LANE_BASELINE, (*text).clone());
+            }
+        })
+    };
+    let on_copy_link = {
+        let status = status.clone();
         let text = text.clone();
         Callback::from(move |_| {
-            if let Ok(mut sc) = Scenario::parse(&text) {
-                let token = if on {
-                    format!("NO_{name}")
-                } else {
-                    name.to_string()
-                };
-                if sc.apply_features(&token).is_ok() {
-                    let t = sc.to_text();
-                    remember(&t);
-                    text.set(t);
+            if let Ok(sc) = Scenario::parse(&text) {
+                copy(share_link(&sc), "Link", status.clone());
+            }
+        })
+    };
+    let on_copy_mail = {
+        let status = status.clone();
+        let text = text.clone();
+        let lanes = lanes.clone();
+        Callback::from(move |_| {
+            let Ok(sc) = Scenario::parse(&text) else {
+                return;
+            };
+            let l = &lanes.borrow()[0];
+            match (&l.lkml, l.done) {
+                (Some(table), true) => {
+                    let block =
+                        eevdf_scenario::report::mail(&sc.to_text(), table, &share_link(&sc));
+                    copy(block, "Mail block", status.clone());
                 }
+                _ => status.set(Some((
+                    "The run has not finished yet; copy again when it has.".into(),
+                    None,
+                ))),
+            }
+        })
+    };
+    let on_theme = {
+        let theme = theme.clone();
+        Callback::from(move |_| {
+            use gloo::storage::Storage;
+            let next = match theme.as_str() {
+                "auto" => "dark",
+                "dark" => "light",
+                _ => "auto",
+            };
+            let _ = gloo::storage::LocalStorage::set(THEME_KEY, next);
+            theme.set(next.to_string());
+        })
+    };
+    let on_help = {
+        let help = help.clone();
+        Callback::from(move |_| help.set(!*help))
+    };
+    let on_keys = {
+        let help = help.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let typing = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                .is_some_and(|el| {
+                    matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT")
+                });
+            if e.key() == "?" && !typing {
+                help.set(!*help);
+            } else if e.key() == "Escape" && *help {
+                help.set(false);
             }
         })
     };
 
-    let features_pane = match &parsed {
-        Ok(sc) => html! {
-            <ul class="toggles" data-testid="features">
-                { for TOGGLES.iter().map(|(name, what)| {
-                    let on = sc.features.features.get_bool(name).unwrap_or(false);
-                    html! {
-                        <li>
-                            <label title={*what}>
-                                <input type="checkbox" checked={on} data-feature={*name}
-                                       onchange={toggle(name, on)} />
-                                <code>{ *name }</code>
-                            </label>
-                        </li>
+    let l = lanes.borrow()[0].clone();
+    let b = lanes.borrow()[1].clone();
+    let names: Rc<Vec<String>> = Rc::new(match &parsed {
+        Ok(sc) => sc.sim.tasks.iter().map(|t| t.name.clone()).collect(),
+        Err(_) => l
+            .live
+            .as_ref()
+            .map(|l| l.rows.iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default(),
+    });
+    let preset_note = parsed.as_ref().ok().and_then(|sc| {
+        let t = sc.to_text();
+        eevdf_scenario::presets::PRESETS
+            .iter()
+            .find(|p| p.text == t)
+    });
+
+    let results = match (&l.live, &l.invalid) {
+        (_, Some(e)) => html! { <p class="error" data-testid="worker-error">{ e }</p> },
+        (None, None) => {
+            html! { <p class="muted" data-testid="worker-pending">{ "Simulating in the worker…" }</p> }
+        }
+        (Some(live), None) => {
+            let caption = format!(
+                "Wakeup latency (µs){}, {:.2} of {:.1} s simulated, {} events",
+                if baseline.is_some() {
+                    ": A = pinned baseline, B = current"
+                } else {
+                    ""
+                },
+                live.sim_ns as f64 / 1e9,
+                live.duration_ns as f64 / 1e9,
+                live.events
+            );
+            html! {
+                <>
+                    <progress max={live.duration_ns.to_string()} value={live.sim_ns.to_string()}
+                              data-testid="progress" data-events={live.events.to_string()}
+                              data-wall-ms={format!("{:.1}", live.wall_ms)} />
+                    <ResultsTable rows={live.rows.clone()} caption={caption}
+                                  baseline={baseline.as_ref().and(b.live.as_ref()).map(|b| b.rows.clone())} />
+                    if baseline.is_some() && !b.done {
+                        <p class="muted">{ "Baseline still running…" }</p>
                     }
-                }) }
-            </ul>
+                </>
+            }
+        }
+    };
+    let charts = match &l.live {
+        Some(live) => {
+            let cur = Shared(Rc::new(live.cdf.clone()));
+            let base = baseline
+                .as_ref()
+                .and(b.live.as_ref())
+                .map(|b| Shared(Rc::new(b.cdf.clone())));
+            html! {
+                <div class="charts">
+                    <figure>
+                        <CdfChart current={cur} baseline={base} dark={*dark} />
+                        <figcaption class="muted">
+                            { "Wakeup latency CDF: share of wakeups at or below each latency (log axes)." }
+                            if baseline.is_some() { { " Thin lines: baseline A." } }
+                        </figcaption>
+                    </figure>
+                    <TimelineChart timeline={Shared(Rc::new(live.timeline.clone()))}
+                                   nr_cpus={live.cpus.len() as u32} names={names.clone()} dark={*dark} />
+                </div>
+            }
+        }
+        None => html! {},
+    };
+    let machine = match &parsed {
+        Ok(sc) => html! {
+            <MachineView scenario={sc.clone()} on_change={set_scenario.clone()}
+                         live={l.live.as_ref().map(|l| Shared(Rc::new(l.cpus.clone())))} />
         },
+        Err(_) => html! { <p class="muted">{ "Fix the scenario to edit the machine." }</p> },
+    };
+    let features = match &parsed {
+        Ok(sc) => html! { <FeaturesPane scenario={sc.clone()} on_change={set_scenario.clone()} /> },
         Err(_) => html! { <p class="muted">{ "Fix the scenario to change features." }</p> },
+    };
+    let theme_label = match theme.as_str() {
+        "dark" => "Theme: dark",
+        "light" => "Theme: light",
+        _ => "Theme: auto",
     };
 
     html! {
-        <div class="app">
+        // "done" only once the run of exactly this text has finished, so
+        // tests and tools never read a stale table.
+        <div class="app" onkeydown={on_keys}
+             data-state={if l.done && l.scenario == *text { "done" } else { "running" }}>
             <header class="topbar">
                 <h1>{ "eevdf-playground" }</h1>
                 <span class="tagline">{ "The Linux EEVDF scheduler you can run, see and share" }</span>
+                <nav class="actions">
+                    <button type="button" onclick={on_copy_link} data-testid="copy-link">{ "Copy link" }</button>
+                    <button type="button" onclick={on_copy_mail} data-testid="copy-mail">{ "Copy for email" }</button>
+                    <button type="button" onclick={on_pin} data-testid="pin"
+                            aria-pressed={baseline.is_some().to_string()}>
+                        { if baseline.is_some() { "Unpin baseline" } else { "Pin as baseline" } }
+                    </button>
+                    <button type="button" onclick={on_theme} data-testid="theme">{ theme_label }</button>
+                    <button type="button" onclick={on_help.clone()} data-testid="help" aria-label="Help">{ "?" }</button>
+                </nav>
             </header>
-            <main class="panes">
-                <section class="pane" aria-label="Scenario">
-                    <h2>{ "Scenario" }</h2>
-                    if let Some(e) = link_error {
-                        <p class="error" data-testid="link-error">{ e }</p>
+            if let Some((msg, body)) = &*status {
+                <div class="notice" data-testid="copy-status" role="status">
+                    { msg.clone() }
+                    if let Some(b) = body {
+                        <textarea readonly=true rows="6" class="scenario" value={b.clone()} />
                     }
-                    <label class="preset">{ "Preset " }
-                        <select onchange={on_preset} data-testid="preset">
-                            <option value="" selected=true disabled=true>{ "choose…" }</option>
-                            { for eevdf_scenario::presets::PRESETS.iter().map(|p| html! {
-                                <option value={p.name} title={p.title}>{ p.name }</option>
-                            }) }
-                        </select>
-                    </label>
-                    <textarea class="scenario" spellcheck="false" wrap="off" rows="14" data-testid="scenario-text"
-                              value={(*text).clone()} oninput={on_edit} />
-                    if let Err(e) = &parsed {
-                        <p class="error" data-testid="scenario-error">{ e.to_string() }</p>
-                    }
-                </section>
-                <section class="pane" aria-label="Features">
-                    <h2>{ "Features" }</h2>
-                    { features_pane }
-                </section>
-                <section class="pane" aria-label="Results">
-                    <h2>{ "Results" }</h2>
-                    { results(&result) }
-                </section>
+                </div>
+            }
+            <main class="layout">
+                <aside class="side">
+                    <section class="pane" aria-label="Scenario">
+                        <h2>{ "Scenario" }</h2>
+                        if let Some(e) = link_error {
+                            <p class="error" data-testid="link-error">{ e }</p>
+                        }
+                        <label class="preset">{ "Preset " }
+                            <select onchange={on_preset} data-testid="preset">
+                                <option value="" selected={preset_note.is_none()} disabled=true>{ "choose…" }</option>
+                                { for eevdf_scenario::presets::PRESETS.iter().map(|p| html! {
+                                    <option value={p.name} title={p.title}
+                                            selected={preset_note.is_some_and(|n| n.name == p.name)}>{ p.name }</option>
+                                }) }
+                            </select>
+                        </label>
+                        if let Some(p) = preset_note {
+                            <details class="source">
+                                <summary>{ p.title }</summary>
+                                if !p.source.is_empty() { <pre>{ p.source }</pre> }
+                            </details>
+                        }
+                        <textarea class="scenario" spellcheck="false" wrap="off" rows="12" data-testid="scenario-text"
+                                  aria-label="Scenario text (format v1)"
+                                  value={(*text).clone()} oninput={on_edit} />
+                        if let Err(e) = &parsed {
+                            <p class="error" data-testid="scenario-error">{ e.to_string() }</p>
+                        }
+                    </section>
+                    <section class="pane" aria-label="Features">
+                        <h2>{ "Kernel and features" }</h2>
+                        { features }
+                    </section>
+                </aside>
+                <div class="main">
+                    <section class="pane" aria-label="Machine">
+                        <h2>{ "Machine" }</h2>
+                        { machine }
+                    </section>
+                    <section class="pane" aria-label="Results">
+                        <h2>{ "Results" }</h2>
+                        { results }
+                        { charts }
+                    </section>
+                </div>
             </main>
+            if *help {
+                <div class="overlay" role="dialog" aria-modal="true" aria-label="Help" onclick={on_help.clone()}>
+                    <div class="dialog help" data-testid="help-overlay">
+                        <h3>{ "eevdf-playground in one minute" }</h3>
+                        <ul>
+                            <li>{ "The scenario text on the left is the whole experiment; every control edits it, and the address bar is always its share link." }</li>
+                            <li>{ "Drag a task template onto a CPU to pin it there, onto an LLC or node for that affinity, or onto the machine for none. Drag chips to re-pin; click one to edit; Delete removes it. Keyboard: Enter on a template, then Enter on a CPU." }</li>
+                            <li>{ "Flip SCHED_FEAT switches (kernel names; the seed patch series are grouped under their subject lines) and watch p50 … max move. Runs stream from a Web Worker and restart on every change." }</li>
+                            <li>{ "Pin as baseline freezes the current setup as A; your next edits run as B, with percent deltas as in LKML tables (negative = lower latency)." }</li>
+                            <li>{ "Copy for email gives a 72-column block (scenario, table, link) that pastes back into this editor or `eevdf run -`." }</li>
+                            <li>{ "The same scenarios run headless: `eevdf run LINK --format lkml`." }</li>
+                        </ul>
+                        <p class="muted">{ "Press ? to toggle this help, Esc to close." }</p>
+                    </div>
+                </div>
+            }
         </div>
-    }
-}
-
-fn results(result: &Option<Response>) -> Html {
-    let Some(r) = result else {
-        return html! { <p class="muted" data-testid="worker-pending">{ "Simulating in the worker…" }</p> };
-    };
-    match &r.outcome {
-        Outcome::Invalid {
-            line,
-            column,
-            message,
-            hint,
-        } => html! {
-            <p class="error" data-testid="worker-error">
-                { format!("{line}:{column}: {message} ({hint})") }
-            </p>
-        },
-        Outcome::Done {
-            rows,
-            sim_ns,
-            events,
-            ..
-        } => html! {
-            <table class="results" data-testid="worker-result">
-                <caption>{ format!("Wakeup latency (µs), {:.1} s simulated, {events} events", *sim_ns as f64 / 1e9) }</caption>
-                <thead><tr>
-                    <th>{ "task" }</th><th>{ "samples" }</th><th>{ "p50" }</th><th>{ "p90" }</th>
-                    <th>{ "p99" }</th><th>{ "p99.9" }</th><th>{ "max" }</th><th>{ "CPU ms" }</th>
-                </tr></thead>
-                <tbody>{ for rows.iter().map(row) }</tbody>
-            </table>
-        },
-    }
-}
-
-fn row(r: &Row) -> Html {
-    let lat = |v: f64| {
-        if r.samples == 0 {
-            "-".to_string()
-        } else {
-            format!("{v:.3}")
-        }
-    };
-    html! {
-        <tr>
-            <td>{ format!("{} ×{}", r.name, r.tasks) }</td>
-            <td>{ r.samples }</td>
-            <td>{ lat(r.p50) }</td>
-            <td>{ lat(r.p90) }</td>
-            <td>{ lat(r.p99) }</td>
-            <td>{ lat(r.p99_9) }</td>
-            <td>{ lat(r.max) }</td>
-            <td>{ format!("{:.1}", r.cpu_ms) }</td>
-        </tr>
     }
 }

@@ -1,22 +1,52 @@
 //! The simulation Web Worker and its message protocol.
 //!
-//! The page sends scenario text; the worker parses it, runs the simulator
-//! and answers with a summary per task name (or the parse error, with its
-//! position, so the page can show it and keep the last good result).
+//! The page sends scenario text on one of two lanes (the live
+//! configuration and the pinned A/B baseline); the worker parses it and
+//! runs the simulator in chunks of a few tens of milliseconds, yielding
+//! to its event loop between chunks so a newer request on the same lane
+//! replaces the running one at once (no queue of stale runs, no extra
+//! workers). While a run is under way it streams [`Live`] snapshots
+//! (latency rows, per-CPU state, the latency CDF, a timeline of the last
+//! window) several times a second; the last answer is `Done`, with the
+//! `eevdf.result.v1` JSON, byte-identical to the CLI's.
+//!
+//! Chunking cannot change results: `Sim::run_until` in steps processes
+//! exactly the events `Sim::run` does, and snapshots come from a clone.
 //! Messages cross with `serde-wasm-bindgen` (the [`Swb`] codec) rather
 //! than gloo's default bincode, so they are plain JS objects in devtools.
 
 use eevdf_scenario::report;
 use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::trace::{PrevState, TraceEvent};
+use eevdf_sim::{Nanos, Sim, SimResult};
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
+/// The lane of the live configuration.
+pub const LANE_LIVE: u8 = 0;
+/// The lane of the pinned baseline (A in the A/B table).
+pub const LANE_BASELINE: u8 = 1;
+const LANES: usize = 2;
+
+/// Wall time one chunk of simulation may take before the worker yields.
+const CHUNK_MS: f64 = 40.0;
+/// Snapshots go out at most this often (the first one at once).
+const REPORT_MS: f64 = 200.0;
+/// The timeline shows this much simulated time before "now" at most.
+pub const WINDOW_NS: Nanos = 40_000_000;
+/// Bounds on what a snapshot carries.
+const MAX_SEGMENTS: usize = 20_000;
+const MAX_MARKS: usize = 20_000;
+const MAX_CDF_POINTS: usize = 160;
+
 /// A request from the page. `id` lets the page drop answers to stale
-/// requests after an edit.
+/// requests after an edit; a new request on a lane cancels that lane's
+/// run, and an empty `scenario` only cancels.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub id: u32,
+    pub lane: u8,
     pub scenario: String,
 }
 
@@ -27,6 +57,8 @@ pub struct Row {
     pub tasks: u32,
     pub samples: u64,
     pub cpu_ms: f64,
+    /// Percent of the machine's CPU time (all CPUs) so far.
+    pub share: f64,
     pub p50: f64,
     pub p90: f64,
     pub p99: f64,
@@ -34,15 +66,81 @@ pub struct Row {
     pub max: f64,
 }
 
+/// One CPU right now.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuLive {
+    /// Directive index of the running thread, if any.
+    pub running: Option<u32>,
+    /// `NAME.I` of the running thread.
+    pub running_name: Option<String>,
+    /// Tasks queued (running and delayed ones included).
+    pub queued: u32,
+    /// PELT utilisation, 0..=1024 of this CPU's capacity.
+    pub util: u64,
+    /// Percent of the time so far this CPU was busy.
+    pub busy_pct: f64,
+}
+
+/// The latency distribution of one task name: (µs, fraction ≤ µs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cdf {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A thread on a CPU from `start` to `end` (ns), `task` its directive.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    pub cpu: u32,
+    pub start: Nanos,
+    pub end: Nanos,
+    pub task: u32,
+}
+
+/// A wakeup (`kind` 0) or a preemption (`kind` 1) on a CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    pub cpu: u32,
+    pub ts: Nanos,
+    pub kind: u8,
+    pub task: u32,
+}
+
+/// The last window of the schedule, per CPU.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub start: Nanos,
+    pub end: Nanos,
+    pub segments: Vec<Segment>,
+    pub marks: Vec<Mark>,
+}
+
+/// A snapshot of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Live {
+    pub rows: Vec<Row>,
+    pub sim_ns: Nanos,
+    pub duration_ns: Nanos,
+    pub events: u64,
+    /// Wall time the worker has spent simulating this run so far, ms
+    /// (the speed budget; never part of the result).
+    pub wall_ms: f64,
+    pub cpus: Vec<CpuLive>,
+    pub cdf: Vec<Cdf>,
+    pub timeline: Timeline,
+}
+
 /// What the worker computed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
+    /// A snapshot while the run goes on.
+    Progress(Live),
     Done {
-        rows: Vec<Row>,
-        sim_ns: u64,
-        events: u64,
+        live: Live,
         /// The `eevdf.result.v1` JSON, byte-identical to the CLI's.
         json: String,
+        /// The LKML pipe table (`eevdf run --format lkml`), for mail.
+        lkml: String,
     },
     Invalid {
         line: usize,
@@ -56,71 +154,493 @@ pub enum Outcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     pub id: u32,
+    pub lane: u8,
     pub outcome: Outcome,
 }
 
 /// Latencies in the result rows are the JSON's: µs rounded to 3 decimals.
 fn us(ns: u64) -> f64 {
-    (ns as f64 / 1000.0 * 1000.0).round() / 1000.0
+    (ns as f64).round() / 1000.0
 }
 
-/// Computes a response; shared by the worker and native tests.
-pub fn answer(req: &Request) -> Response {
-    let outcome = match Scenario::parse(&req.scenario) {
-        Err(e) => Outcome::Invalid {
-            line: e.line,
-            column: e.column,
-            message: e.message,
-            hint: e.hint,
-        },
-        Ok(sc) => {
-            let r = eevdf_sim::simulate(sc.sim.clone());
-            let rows = r
-                .by_name
-                .iter()
-                .map(|n| Row {
-                    name: n.name.clone(),
-                    tasks: n.tasks,
-                    samples: n.latency.samples,
-                    cpu_ms: n.cpu_ns as f64 / 1e6,
-                    p50: us(n.latency.p50),
-                    p90: us(n.latency.p90),
-                    p99: us(n.latency.p99),
-                    p99_9: us(n.latency.p99_9),
-                    max: us(n.latency.max),
-                })
-                .collect();
-            Outcome::Done {
-                rows,
-                sim_ns: r.sim_ns,
-                events: r.events,
-                json: report::json(&sc.to_text(), &r),
+/// A scheduler timeline kept for the last [`WINDOW_NS`].
+#[derive(Clone, Debug, Default)]
+struct Rolling {
+    segments: Vec<Segment>,
+    marks: Vec<Mark>,
+    /// Per CPU: the running directive and since when, while traced.
+    open: Vec<Option<(Nanos, u32)>>,
+    /// The trace covers time up to here without a gap.
+    traced_until: Option<Nanos>,
+}
+
+impl Rolling {
+    fn close(&mut self, cpu: usize, at: Nanos) {
+        if let Some((start, task)) = self.open[cpu].take() {
+            if at > start {
+                self.segments.push(Segment {
+                    cpu: cpu as u32,
+                    start,
+                    end: at,
+                    task,
+                });
             }
         }
-    };
-    Response {
-        id: req.id,
-        outcome,
+    }
+
+    /// Starts tracing at `t0`; `curr[cpu]` is who runs there now.
+    fn begin(&mut self, t0: Nanos, curr: &[Option<u32>]) {
+        let contiguous = self.traced_until == Some(t0);
+        if self.open.len() != curr.len() {
+            self.open = vec![None; curr.len()];
+        }
+        for (cpu, c) in curr.iter().enumerate() {
+            let same = contiguous && self.open[cpu].map(|o| o.1) == *c;
+            if !same {
+                let end = if contiguous {
+                    t0
+                } else {
+                    self.traced_until.unwrap_or(t0)
+                };
+                self.close(cpu, end);
+                self.open[cpu] = c.map(|task| (t0, task));
+            }
+        }
+    }
+
+    fn event(&mut self, e: &TraceEvent, directive: &[usize]) {
+        let d = |tid: usize| directive.get(tid).copied().unwrap_or(0) as u32;
+        match *e {
+            TraceEvent::Switch {
+                ts,
+                cpu,
+                prev,
+                prev_state,
+                next,
+            } => {
+                self.close(cpu as usize, ts);
+                if let (Some(p), PrevState::Preempted) = (prev, prev_state) {
+                    self.marks.push(Mark {
+                        cpu,
+                        ts,
+                        kind: 1,
+                        task: d(p),
+                    });
+                }
+                self.open[cpu as usize] = next.map(|n| (ts, d(n)));
+            }
+            TraceEvent::Wakeup { ts, cpu, task } => self.marks.push(Mark {
+                cpu,
+                ts,
+                kind: 0,
+                task: d(task),
+            }),
+            TraceEvent::Waking { .. } | TraceEvent::Migrate { .. } => {}
+        }
+    }
+
+    /// Ends a traced stretch at `t1` and forgets what fell out of the window.
+    fn end(&mut self, t1: Nanos) {
+        self.traced_until = Some(t1);
+        let from = t1.saturating_sub(WINDOW_NS);
+        self.segments.retain(|s| s.end > from);
+        self.marks.retain(|m| m.ts >= from);
+        if self.segments.len() > MAX_SEGMENTS {
+            self.segments.drain(..self.segments.len() - MAX_SEGMENTS);
+        }
+        if self.marks.len() > MAX_MARKS {
+            self.marks.drain(..self.marks.len() - MAX_MARKS);
+        }
+    }
+
+    fn snapshot(&self, now: Nanos) -> Timeline {
+        let start = now.saturating_sub(WINDOW_NS);
+        let mut segments = self.segments.clone();
+        for (cpu, o) in self.open.iter().enumerate() {
+            if let Some((s, task)) = *o {
+                if now > s {
+                    segments.push(Segment {
+                        cpu: cpu as u32,
+                        start: s,
+                        end: now,
+                        task,
+                    });
+                }
+            }
+        }
+        for s in &mut segments {
+            s.start = s.start.max(start);
+        }
+        Timeline {
+            start,
+            end: now,
+            segments,
+            marks: self.marks.clone(),
+        }
     }
 }
 
-/// The worker itself.
+/// Cumulative distribution of merged histograms, thinned to at most
+/// [`MAX_CDF_POINTS`] points spread evenly on a log axis.
+fn cdf(name: &str, hists: &[&Vec<(Nanos, u64)>]) -> Cdf {
+    let mut all: Vec<(Nanos, u64)> = hists.iter().flat_map(|h| h.iter().copied()).collect();
+    all.sort_unstable_by_key(|b| b.0);
+    let total: u64 = all.iter().map(|b| b.1).sum();
+    let mut points = Vec::new();
+    if total > 0 {
+        let lo = (all[0].0.max(1) as f64).ln();
+        let hi = (all[all.len() - 1].0.max(1) as f64).ln();
+        let step = ((hi - lo) / MAX_CDF_POINTS as f64).max(1e-9);
+        let mut next = f64::NEG_INFINITY;
+        let mut cum = 0u64;
+        for (i, &(v, c)) in all.iter().enumerate() {
+            cum += c;
+            let x = (v.max(1) as f64).ln();
+            let last = i + 1 == all.len();
+            let same_as_next = !last && all[i + 1].0 == v;
+            if same_as_next {
+                continue;
+            }
+            if x >= next || last {
+                points.push((v as f64 / 1000.0, cum as f64 / total as f64));
+                next = x + step;
+            }
+        }
+    }
+    Cdf {
+        name: name.to_string(),
+        points,
+    }
+}
+
+/// One scenario being simulated chunk by chunk.
 #[derive(Debug)]
-pub struct SimWorker;
+pub struct Runner {
+    id: u32,
+    lane: u8,
+    text: String,
+    profile: String,
+    /// `None` once finished.
+    sim: Option<Sim>,
+    names: Vec<String>,
+    directive: Vec<usize>,
+    now: Nanos,
+    end: Nanos,
+    /// Simulated time per sub-step, adapted to the wall-time budget.
+    step: Nanos,
+    rolling: Rolling,
+    last_report: Option<f64>,
+    wall_ms: f64,
+}
+
+/// What a chunk produced.
+#[derive(Debug)]
+pub enum Chunk {
+    /// Nothing to report yet.
+    Quiet,
+    Report(Response),
+    Finished(Response),
+}
+
+impl Runner {
+    /// Parses the request; a bad scenario comes back as the response.
+    pub fn new(req: &Request) -> Result<Runner, Box<Response>> {
+        let sc = Scenario::parse(&req.scenario).map_err(|e| {
+            Box::new(Response {
+                id: req.id,
+                lane: req.lane,
+                outcome: Outcome::Invalid {
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                    hint: e.hint,
+                },
+            })
+        })?;
+        let sim = Sim::new(sc.sim.clone());
+        Ok(Runner {
+            id: req.id,
+            lane: req.lane,
+            text: sc.to_text(),
+            profile: sc.features.profile.to_string(),
+            names: sc.sim.tasks.iter().map(|t| t.name.clone()).collect(),
+            directive: sim.thread_directives(),
+            end: sim.duration(),
+            sim: Some(sim),
+            now: 0,
+            step: 1_000_000,
+            rolling: Rolling::default(),
+            last_report: None,
+            wall_ms: 0.0,
+        })
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Runs one sub-step of `self.step` simulated ns, tracing the part
+    /// that falls in the last window.
+    fn sub_step(&mut self) {
+        let Some(sim) = self.sim.as_mut() else {
+            return;
+        };
+        let next = self.now.saturating_add(self.step).min(self.end);
+        let from = next.saturating_sub(WINDOW_NS).max(self.now);
+        if from > self.now {
+            sim.run_until(from);
+        }
+        let nr = sim.topology().nr_cpus();
+        let curr: Vec<Option<u32>> = (0..nr)
+            .map(|c| sim.cpu_curr(c).map(|t| self.directive[t] as u32))
+            .collect();
+        self.rolling.begin(from, &curr);
+        sim.record_trace();
+        // Events at exactly `from` ran already; the trace starts after.
+        sim.run_until(next);
+        let trace = sim.take_trace();
+        for e in &trace.events {
+            self.rolling.event(e, &self.directive);
+        }
+        self.rolling.end(next);
+        self.now = next;
+    }
+
+    /// Simulates for about [`CHUNK_MS`] of wall time (`clock` gives ms)
+    /// and says whether a snapshot is due.
+    pub fn chunk(&mut self, clock: &dyn Fn() -> f64) -> Chunk {
+        let t0 = clock();
+        loop {
+            let s0 = clock();
+            self.sub_step();
+            let took = clock() - s0;
+            // Aim sub-steps at a quarter of the chunk budget.
+            if took < CHUNK_MS / 8.0 {
+                self.step = self.step.saturating_mul(2).min(1 << 40);
+            } else if took > CHUNK_MS / 2.0 {
+                self.step = (self.step / 2).max(100_000);
+            }
+            if self.now >= self.end {
+                self.wall_ms += clock() - t0;
+                // Finish a copy: the final CPU states stay readable.
+                let Some(sim) = self.sim.as_ref() else {
+                    unreachable!("a finished run is never stepped again");
+                };
+                let hists = sim.histograms();
+                let r = sim.clone().finish(self.end);
+                let live = self.live(&r, &hists);
+                let json = report::json(&self.text, &r);
+                let lkml = report::lkml(&r, &self.profile);
+                self.sim = None;
+                return Chunk::Finished(self.respond(Outcome::Done { live, json, lkml }));
+            }
+            if clock() - t0 >= CHUNK_MS {
+                break;
+            }
+        }
+        let now = clock();
+        self.wall_ms += now - t0;
+        let due = self.last_report.is_none_or(|t| now - t >= REPORT_MS);
+        if !due {
+            return Chunk::Quiet;
+        }
+        self.last_report = Some(now);
+        let Some(sim) = self.sim.as_ref() else {
+            return Chunk::Quiet;
+        };
+        let hists = sim.histograms();
+        let r = sim.clone().finish(self.now);
+        let live = self.live(&r, &hists);
+        Chunk::Report(self.respond(Outcome::Progress(live)))
+    }
+
+    fn respond(&self, outcome: Outcome) -> Response {
+        Response {
+            id: self.id,
+            lane: self.lane,
+            outcome,
+        }
+    }
+
+    fn live(&self, r: &SimResult, hists: &[Vec<(Nanos, u64)>]) -> Live {
+        let machine_ns = (r.sim_ns.max(1) as f64) * r.cpus.len().max(1) as f64;
+        let rows = r
+            .by_name
+            .iter()
+            .map(|n| Row {
+                name: n.name.clone(),
+                tasks: n.tasks,
+                samples: n.latency.samples,
+                cpu_ms: n.cpu_ns as f64 / 1e6,
+                share: n.cpu_ns as f64 * 100.0 / machine_ns,
+                p50: us(n.latency.p50),
+                p90: us(n.latency.p90),
+                p99: us(n.latency.p99),
+                p99_9: us(n.latency.p99_9),
+                max: us(n.latency.max),
+            })
+            .collect();
+        let cdf = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(d, name)| {
+                let hs: Vec<&Vec<(Nanos, u64)>> = hists
+                    .iter()
+                    .zip(&self.directive)
+                    .filter(|(_, &dd)| dd == d)
+                    .map(|(h, _)| h)
+                    .collect();
+                cdf(name, &hs)
+            })
+            .collect();
+        let timeline = self.rolling.snapshot(r.sim_ns);
+        let cpus = r
+            .cpus
+            .iter()
+            .map(|c| {
+                let running = timeline
+                    .segments
+                    .iter()
+                    .rev()
+                    .find(|s| s.cpu == c.cpu && s.end == r.sim_ns)
+                    .map(|s| s.task);
+                let tid = self.sim_running(c.cpu);
+                CpuLive {
+                    running,
+                    running_name: tid.map(|t| r.tasks[t].name.clone()),
+                    queued: self.queued(c.cpu),
+                    util: c.util,
+                    busy_pct: c.busy_ns as f64 * 100.0 / r.sim_ns.max(1) as f64,
+                }
+            })
+            .collect();
+        Live {
+            rows,
+            sim_ns: r.sim_ns,
+            duration_ns: self.end,
+            events: r.events,
+            wall_ms: self.wall_ms,
+            cpus,
+            cdf,
+            timeline,
+        }
+    }
+
+    /// `None` after the end (the sim went to `finish`).
+    fn sim_running(&self, cpu: u32) -> Option<usize> {
+        self.sim.as_ref().and_then(|s| s.cpu_curr(cpu))
+    }
+
+    fn queued(&self, cpu: u32) -> u32 {
+        self.sim.as_ref().map_or(0, |s| s.cpu_queued(cpu))
+    }
+}
+
+/// Runs a request to its end in one go (tests, and callers without an
+/// event loop); returns the last response.
+pub fn answer(req: &Request) -> Response {
+    let mut run = match Runner::new(req) {
+        Ok(r) => r,
+        Err(resp) => return *resp,
+    };
+    // A clock that never advances: one chunk runs everything.
+    loop {
+        if let Chunk::Finished(resp) = run.chunk(&|| 0.0) {
+            return resp;
+        }
+    }
+}
+
+/// Wall-clock milliseconds (the worker's only clock; never reaches the
+/// simulation).
+fn wall_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A macrotask boundary: lets queued messages in before the next chunk.
+/// A `MessageChannel` round trip, not `setTimeout(0)`, which browsers
+/// clamp to 4 ms when nested.
+async fn yield_to_event_loop() {
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        if let Ok(ch) = web_sys::MessageChannel::new() {
+            ch.port1().set_onmessage(Some(&resolve));
+            let _ = ch.port2().post_message(&JsValue::NULL);
+        } else {
+            let _ = resolve.call0(&JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// The worker's internal message: run the next chunk.
+#[derive(Debug)]
+pub struct Step;
+
+/// The worker itself: at most one run per lane.
+#[derive(Debug, Default)]
+pub struct SimWorker {
+    runs: [Option<(Runner, HandlerId)>; LANES],
+    scheduled: bool,
+    turn: usize,
+}
+
+impl SimWorker {
+    fn schedule(&mut self, scope: &WorkerScope<Self>) {
+        if !self.scheduled && self.runs.iter().any(Option::is_some) {
+            self.scheduled = true;
+            scope.send_future(async {
+                yield_to_event_loop().await;
+                Step
+            });
+        }
+    }
+}
 
 impl Worker for SimWorker {
-    type Message = ();
+    type Message = Step;
     type Input = Request;
     type Output = Response;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
-        SimWorker
+        SimWorker::default()
     }
 
-    fn update(&mut self, _scope: &WorkerScope<Self>, _msg: Self::Message) {}
+    fn update(&mut self, scope: &WorkerScope<Self>, _msg: Step) {
+        self.scheduled = false;
+        // Lanes take turns, so a baseline run never starves the live one.
+        let lane = (0..LANES)
+            .map(|i| (self.turn + i) % LANES)
+            .find(|&l| self.runs[l].is_some());
+        if let Some(l) = lane {
+            self.turn = (l + 1) % LANES;
+            let (run, who) = self.runs[l].as_mut().expect("found above");
+            let who = *who;
+            match run.chunk(&wall_ms) {
+                Chunk::Quiet => {}
+                Chunk::Report(resp) => scope.respond(who, resp),
+                Chunk::Finished(resp) => {
+                    self.runs[l] = None;
+                    scope.respond(who, resp);
+                }
+            }
+        }
+        self.schedule(scope);
+    }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
-        scope.respond(id, answer(&msg));
+        let lane = usize::from(msg.lane).min(LANES - 1);
+        // A new request on a lane cancels its run: dropping it is all.
+        // An empty scenario only cancels.
+        self.runs[lane] = None;
+        if msg.scenario.is_empty() {
+            return;
+        }
+        match Runner::new(&msg) {
+            Ok(run) => self.runs[lane] = Some((run, id)),
+            Err(resp) => scope.respond(id, *resp),
+        }
+        self.schedule(scope);
     }
 }
 
@@ -143,30 +663,108 @@ impl Codec for Swb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    fn req(text: &str) -> Request {
+        Request {
+            id: 7,
+            lane: LANE_LIVE,
+            scenario: text.to_string(),
+        }
+    }
 
     #[test]
     fn answer_runs_the_default_preset_like_the_cli() {
         let text = eevdf_scenario::presets::preset("default").unwrap().text;
         assert_eq!(text, include_str!("../../../tests/golden/default.scn"));
-        let r = answer(&Request {
-            id: 7,
-            scenario: text.to_string(),
-        });
+        let r = answer(&req(text));
         assert_eq!(r.id, 7);
-        let Outcome::Done { rows, json, .. } = r.outcome else {
+        let Outcome::Done { live, json, .. } = r.outcome else {
             panic!("default preset must run");
         };
-        assert_eq!(rows[0].name, "ct");
-        assert!(rows[0].samples > 0);
+        assert_eq!(live.rows[0].name, "ct");
+        assert!(live.rows[0].samples > 0);
         assert_eq!(json, include_str!("../../../tests/golden/default.json"));
+    }
+
+    /// Small chunks (a clock that jumps 10 ms per reading) stream several
+    /// snapshots and still end with the golden JSON.
+    #[test]
+    fn chunked_runs_stream_snapshots_and_end_with_the_same_result() {
+        let text = include_str!("../../../tests/golden/preempt-short.scn");
+        let mut run = Runner::new(&req(text)).unwrap();
+        let t = Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 10.0);
+            t.get()
+        };
+        let mut reports = Vec::new();
+        let done = loop {
+            match run.chunk(&clock) {
+                Chunk::Quiet => {}
+                Chunk::Report(r) => reports.push(r),
+                Chunk::Finished(r) => break r,
+            }
+        };
+        assert!(reports.len() >= 3, "{} snapshots", reports.len());
+        let mut last = 0;
+        for r in &reports {
+            let Outcome::Progress(l) = &r.outcome else {
+                panic!("progress expected");
+            };
+            assert!(l.sim_ns > last && l.sim_ns < l.duration_ns);
+            last = l.sim_ns;
+            let tl = &l.timeline;
+            assert!(tl.end - tl.start <= WINDOW_NS);
+            // Three tasks keep the one CPU busy once they have started.
+            if l.sim_ns > 100_000_000 {
+                assert!(!tl.segments.is_empty(), "at {} ns", l.sim_ns);
+            }
+            for s in &tl.segments {
+                assert!(s.start < s.end && s.start >= tl.start && s.end <= tl.end);
+            }
+        }
+        let Outcome::Done { json, live, .. } = done.outcome else {
+            panic!("done expected");
+        };
+        assert_eq!(
+            json,
+            include_str!("../../../tests/golden/preempt-short.json")
+        );
+        let ct = &live.cdf[0];
+        assert_eq!(ct.name, "ct");
+        assert!(ct.points.len() <= MAX_CDF_POINTS + 1);
+        assert!(ct
+            .points
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert_eq!(ct.points.last().unwrap().1, 1.0);
+        // Two rt-app tasks at 8177/(8177+17777) duty and a 20 us timer:
+        // about 63 % of the one CPU.
+        let total: f64 = live.rows.iter().map(|r| r.share).sum();
+        assert!((60.0..=66.0).contains(&total), "{total}");
+    }
+
+    /// On one CPU the timeline's segments never overlap.
+    #[test]
+    fn timeline_segments_do_not_overlap_on_a_cpu() {
+        let text = include_str!("../../../tests/golden/two-tasks.scn");
+        let r = answer(&req(text));
+        let Outcome::Done { live, .. } = r.outcome else {
+            panic!()
+        };
+        let mut segs = live.timeline.segments.clone();
+        segs.sort_by_key(|s| (s.cpu, s.start));
+        for w in segs.windows(2) {
+            if w[0].cpu == w[1].cpu {
+                assert!(w[0].end <= w[1].start, "{w:?}");
+            }
+        }
     }
 
     #[test]
     fn bad_scenarios_come_back_with_their_position() {
-        let r = answer(&Request {
-            id: 1,
-            scenario: "eevdf-scenario v1\nhz 7\nend\n".into(),
-        });
+        let r = answer(&req("eevdf-scenario v1\nhz 7\nend\n"));
         match r.outcome {
             Outcome::Invalid { line, column, .. } => assert_eq!((line, column), (2, 4)),
             o => panic!("{o:?}"),

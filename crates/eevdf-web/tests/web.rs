@@ -41,6 +41,7 @@ fn worker_messages_round_trip_through_the_codec() {
     use gloo::worker::Codec;
     let req = Request {
         id: 3,
+        lane: 1,
         scenario: "eevdf-scenario v1\nend\n".into(),
     };
     let js = Swb::encode(req.clone());
@@ -49,7 +50,7 @@ fn worker_messages_round_trip_through_the_codec() {
 }
 
 /// The committed golden JSON (made natively by the CLI) is reproduced
-/// byte for byte by the wasm build.
+/// byte for byte by the worker's runner in wasm.
 #[wasm_bindgen_test]
 fn golden_runs_are_byte_identical_in_wasm() {
     let cases = [
@@ -78,10 +79,74 @@ fn golden_runs_are_byte_identical_in_wasm() {
             include_str!("../../../tests/golden/legacy-v612.json"),
         ),
     ];
+    use eevdf_web::worker::{Chunk, Outcome, Request, Runner};
     for (scn, want) in cases {
-        let sc = eevdf_scenario::scenario::Scenario::parse(scn).expect("golden scenario parses");
-        let r = eevdf_sim::simulate(sc.sim.clone());
-        let got = eevdf_scenario::report::json(&sc.to_text(), &r);
-        assert_eq!(got, want, "wasm differs from native for:\n{scn}");
+        // Through the worker's own entry point: chunks on the browser's
+        // clock, snapshots in between, as the page gets them.
+        let req = Request {
+            id: 1,
+            lane: 0,
+            scenario: scn.to_string(),
+        };
+        let mut run = Runner::new(&req).expect("golden scenario parses");
+        let clock = || js_sys::Date::now();
+        let done = loop {
+            if let Chunk::Finished(r) = run.chunk(&clock) {
+                break r;
+            }
+        };
+        let Outcome::Done { json, .. } = done.outcome else {
+            panic!("golden run did not finish: {scn}");
+        };
+        assert_eq!(json, want, "wasm differs from native for:\n{scn}");
     }
+}
+
+/// The machine view lays out CPU cards by topology, and activating a
+/// template then a CPU (the keyboard and click path) adds a pinned task.
+#[wasm_bindgen_test]
+async fn machine_view_places_a_template_on_a_cpu() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use eevdf_scenario::scenario::Scenario;
+    use eevdf_web::machine::{MachineView, Props};
+    use wasm_bindgen::JsCast;
+    use yew::Callback;
+
+    let document = gloo::utils::document();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let sc = Scenario::parse("eevdf-scenario v1\nmachine laptop-4c8t\nend\n").unwrap();
+    let got: Rc<RefCell<Option<Scenario>>> = Rc::default();
+    let sink = got.clone();
+    let props = Props {
+        scenario: sc,
+        live: None,
+        on_change: Callback::from(move |s| *sink.borrow_mut() = Some(s)),
+    };
+    yew::Renderer::<MachineView>::with_root_and_props(root.clone(), props).render();
+    gloo::timers::future::sleep(Duration::from_millis(20)).await;
+    let cards = root
+        .query_selector_all("[data-testid^=cpu-]")
+        .unwrap()
+        .length();
+    assert_eq!(cards, 8, "4 cores x 2 threads");
+    let smt = root.query_selector_all(".core.smt").unwrap().length();
+    assert_eq!(smt, 4, "siblings grouped by core");
+    let click = |sel: &str| {
+        root.query_selector(sel)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{sel}"))
+            .dyn_into::<web_sys::HtmlElement>()
+            .unwrap()
+            .click();
+    };
+    click("[data-template=hog]");
+    gloo::timers::future::sleep(Duration::from_millis(20)).await;
+    click("[data-testid=cpu-5]");
+    gloo::timers::future::sleep(Duration::from_millis(20)).await;
+    let sc = got.borrow().clone().expect("a drop changes the scenario");
+    assert_eq!(sc.sim.tasks.len(), 1);
+    assert_eq!(sc.sim.tasks[0].cpus.as_deref(), Some(&[5][..]));
 }

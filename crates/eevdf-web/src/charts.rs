@@ -1,0 +1,376 @@
+//! The two pictures of a run: the wakeup-latency distribution (a CDF on
+//! log axes, drawn with plotters-canvas) and the per-CPU timeline of the
+//! last window (canvas rectangles: who ran, wakeups, preemptions).
+
+use std::rc::Rc;
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use yew::prelude::*;
+
+use crate::worker::{Cdf, Timeline};
+
+/// Task colours by directive index; `www/style.css` has the same as
+/// `.t0` … `.t9`, so chips and legends match the charts.
+pub const PALETTE: [(u8, u8, u8); 10] = [
+    (0x2f, 0x6f, 0xb3),
+    (0xd9, 0x6c, 0x1e),
+    (0x3a, 0x9a, 0x4a),
+    (0xb8, 0x3b, 0x5e),
+    (0x7b, 0x5a, 0xb5),
+    (0x8c, 0x6d, 0x3f),
+    (0xc2, 0x4f, 0xa8),
+    (0x5f, 0x7f, 0x8c),
+    (0xa8, 0xa1, 0x1e),
+    (0x1e, 0xa3, 0xa8),
+];
+
+pub fn colour(task: usize) -> (u8, u8, u8) {
+    PALETTE[task % PALETTE.len()]
+}
+
+fn css(c: (u8, u8, u8)) -> String {
+    format!("rgb({},{},{})", c.0, c.1, c.2)
+}
+
+/// Shares a value with a child; equal only to itself (so a new snapshot
+/// always redraws and an old one never compares deeply).
+#[derive(Debug)]
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// Sizes a canvas's bitmap to its laid-out width and to its CSS height,
+/// or to `height` (set through the CSSOM, which the CSP allows).
+fn fit(canvas: &HtmlCanvasElement, height: Option<u32>) -> (u32, u32) {
+    let w = canvas.client_width().max(200) as u32;
+    let h = match height {
+        Some(h) => {
+            let _ = canvas.style().set_property("height", &format!("{h}px"));
+            h
+        }
+        None => (canvas.client_height().max(120)) as u32,
+    };
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    (w, h)
+}
+
+/// The "nines" of a fraction: p90 → 1, p99 → 2, p99.9 → 3.
+fn nines(f: f64) -> f64 {
+    (-(1.0 - f).max(1e-5).log10()).clamp(0.0, 4.0)
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct CdfProps {
+    pub current: Shared<Vec<Cdf>>,
+    /// The pinned baseline's, drawn thin and faded.
+    pub baseline: Option<Shared<Vec<Cdf>>>,
+    pub dark: bool,
+}
+
+#[function_component(CdfChart)]
+pub fn cdf_chart(p: &CdfProps) -> Html {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        let current = p.current.clone();
+        let baseline = p.baseline.clone();
+        let dark = p.dark;
+        use_effect_with((p.current.clone(), p.baseline.clone(), p.dark), move |_| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let _ = draw_cdf(&c, &current.0, baseline.as_ref().map(|b| &*b.0), dark);
+            }
+        });
+    }
+    html! {
+        <canvas ref={canvas} class="chart cdf" data-testid="cdf"
+                aria-label="Wakeup latency distribution: fraction of wakeups at or below each latency" />
+    }
+}
+
+/// Ticks for a log axis: 1, 2, 5 × 10^k inside `lo..=hi`, at most `max`.
+fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    for steps in [&[1.0, 2.0, 5.0][..], &[1.0, 3.0][..], &[1.0][..]] {
+        let mut out = Vec::new();
+        let mut decade = 10f64.powf(lo.log10().floor());
+        while decade <= hi {
+            for m in steps {
+                let v = decade * m;
+                if v >= lo && v <= hi {
+                    out.push(v);
+                }
+            }
+            decade *= 10.0;
+        }
+        if out.len() <= max {
+            return out;
+        }
+    }
+    vec![lo, hi]
+}
+
+fn fmt_us(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{}ms", v / 1000.0)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Plotters draws the grid and the curves; the text is drawn with the
+/// canvas context directly, because plotters measures text with a styled
+/// `<span>`, which the page's CSP (no inline styles) blocks.
+fn draw_cdf(
+    canvas: &HtmlCanvasElement,
+    current: &[Cdf],
+    baseline: Option<&Vec<Cdf>>,
+    dark: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (w, h) = fit(canvas, None);
+    let ctx = context_2d(canvas).ok_or("no 2d context")?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no canvas backend")?;
+    let root = backend.into_drawing_area();
+    let (bg, fg, grid) = if dark {
+        (
+            RGBColor(0x1f, 0x23, 0x28),
+            "#e4e6e8",
+            RGBColor(0x34, 0x3a, 0x40),
+        )
+    } else {
+        (WHITE, "#1d1f21", RGBColor(0xe4, 0xe5, 0xe1))
+    };
+    root.fill(&bg)?;
+    ctx.set_font("12px sans-serif");
+    ctx.set_fill_style_str(fg);
+    let all = current.iter().chain(baseline.into_iter().flatten());
+    let (mut lo, mut hi) = (f64::MAX, 0f64);
+    for c in all {
+        for &(x, _) in &c.points {
+            lo = lo.min(x.max(0.1));
+            hi = hi.max(x);
+        }
+    }
+    if hi <= 0.0 {
+        ctx.fill_text("no wakeups yet", 20.0, 24.0).ok();
+        return Ok(());
+    }
+    let lo = (lo / 1.5).max(0.1);
+    let hi = (hi * 1.5).max(lo * 10.0);
+    let (left, bottom) = (52u32, 34u32);
+    let area = root.margin(10, bottom, left, 12);
+    let mut chart = ChartBuilder::on(&area).build_cartesian_2d((lo..hi).log_scale(), 0f64..4f64)?;
+    let xt = log_ticks(lo, hi, (w as usize / 70).max(2));
+    for &x in &xt {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x, 0.0), (x, 4.0)],
+            grid,
+        )))?;
+    }
+    for y in 0..=4 {
+        let y = f64::from(y);
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(lo, y), (hi, y)],
+            grid,
+        )))?;
+    }
+    // Each curve starts at its first latency with no wakeups below it.
+    let curve = |c: &Cdf| -> Vec<(f64, f64)> {
+        let mut pts = Vec::with_capacity(c.points.len() + 1);
+        if let Some(&(x, _)) = c.points.first() {
+            pts.push((x.max(lo), 0.0));
+        }
+        pts.extend(c.points.iter().map(|&(x, f)| (x.max(lo), nines(f))));
+        pts
+    };
+    if let Some(b) = baseline {
+        for (i, c) in b.iter().enumerate() {
+            let (r, g, bl) = colour(i);
+            chart.draw_series(LineSeries::new(
+                curve(c),
+                RGBColor(r, g, bl).mix(0.45).stroke_width(1),
+            ))?;
+        }
+    }
+    for (i, c) in current.iter().enumerate() {
+        let (r, g, b) = colour(i);
+        chart.draw_series(LineSeries::new(curve(c), RGBColor(r, g, b).stroke_width(2)))?;
+    }
+    root.present()?;
+    // Text: tick labels, axis title, legend.
+    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    ctx.set_text_align("center");
+    for &x in &xt {
+        let (cx, cy) = px(x, 0.0);
+        ctx.fill_text(&fmt_us(x), f64::from(cx), f64::from(cy) + 15.0)
+            .ok();
+    }
+    ctx.fill_text(
+        "wakeup latency (µs)",
+        f64::from(left) + (f64::from(w) - f64::from(left)) / 2.0,
+        f64::from(h) - 4.0,
+    )
+    .ok();
+    ctx.set_text_align("right");
+    for (y, label) in ["p0", "p90", "p99", "p99.9", "p99.99"].iter().enumerate() {
+        let (_, cy) = px(lo, y as f64);
+        ctx.fill_text(label, f64::from(left) - 6.0, f64::from(cy) + 4.0)
+            .ok();
+    }
+    ctx.set_text_align("left");
+    let mut ly =
+        f64::from(h) - f64::from(bottom) - 10.0 - 16.0 * (current.len().saturating_sub(1)) as f64;
+    for (i, c) in current.iter().enumerate() {
+        let lx = f64::from(w) - 110.0;
+        ctx.set_fill_style_str(&css(colour(i)));
+        ctx.fill_rect(lx, ly - 5.0, 14.0, 3.0);
+        ctx.set_fill_style_str(fg);
+        ctx.fill_text(&c.name, lx + 18.0, ly).ok();
+        ly += 16.0;
+    }
+    Ok(())
+}
+
+fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    c.get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct TimelineProps {
+    pub timeline: Shared<Timeline>,
+    pub nr_cpus: u32,
+    pub names: Rc<Vec<String>>,
+    pub dark: bool,
+}
+
+#[function_component(TimelineChart)]
+pub fn timeline_chart(p: &TimelineProps) -> Html {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        let tl = p.timeline.clone();
+        let nr = p.nr_cpus;
+        let dark = p.dark;
+        use_effect_with((p.timeline.clone(), p.nr_cpus, p.dark), move |_| {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                draw_timeline(&c, &tl.0, nr, dark);
+            }
+        });
+    }
+    let window_ms = (p.timeline.0.end - p.timeline.0.start) as f64 / 1e6;
+    html! {
+        <figure class="timeline">
+            <canvas ref={canvas} class="chart timeline" data-testid="timeline"
+                    aria-label="Per-CPU timeline of the last window" />
+            <figcaption class="muted">
+                { format!("Last {window_ms:.0} ms up to {:.3} s. ", p.timeline.0.end as f64 / 1e9) }
+                <span class="legend-mark wake">{ "▼ wakeup" }</span>{ " " }
+                <span class="legend-mark preempt">{ "| preemption" }</span>{ " " }
+                { for p.names.iter().enumerate().map(|(i, n)| html! {
+                    <span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ n.clone() }</span>
+                }) }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// Rows of at most this height per CPU; at least 2 px on big machines.
+const ROW_PX: f64 = 18.0;
+const LABEL_PX: f64 = 40.0;
+const AXIS_PX: f64 = 18.0;
+
+fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool) {
+    let nr = nr_cpus.max(1) as f64;
+    let row = (480.0 / nr).clamp(2.0, ROW_PX);
+    let (w, h) = fit(c, Some((row * nr + AXIS_PX + 4.0) as u32));
+    let Some(ctx) = context_2d(c) else {
+        return;
+    };
+    let (w, h) = (f64::from(w), f64::from(h));
+    let (bg, fg, lane) = if dark {
+        ("#1f2328", "#e4e6e8", "#262b31")
+    } else {
+        ("#ffffff", "#1d1f21", "#f1f2ee")
+    };
+    ctx.set_fill_style_str(bg);
+    ctx.fill_rect(0.0, 0.0, w, h);
+    let span = (tl.end - tl.start).max(1) as f64;
+    let plot_w = (w - LABEL_PX - 4.0).max(10.0);
+    let x = |t: u64| LABEL_PX + (t.saturating_sub(tl.start) as f64) / span * plot_w;
+    ctx.set_font("11px sans-serif");
+    for cpu in 0..nr_cpus {
+        let y = f64::from(cpu) * row;
+        ctx.set_fill_style_str(lane);
+        ctx.fill_rect(LABEL_PX, y + 1.0, plot_w, row - 2.0);
+        if row >= 10.0 || cpu % 8 == 0 {
+            ctx.set_fill_style_str(fg);
+            let _ = ctx.fill_text(&format!("CPU{cpu}"), 2.0, y + row.min(14.0) - 3.0);
+        }
+    }
+    for s in &tl.segments {
+        if s.cpu >= nr_cpus {
+            continue;
+        }
+        ctx.set_fill_style_str(&css(colour(s.task as usize)));
+        let x0 = x(s.start);
+        let x1 = x(s.end).max(x0 + 0.75);
+        ctx.fill_rect(x0, f64::from(s.cpu) * row + 1.0, x1 - x0, row - 2.0);
+    }
+    for m in &tl.marks {
+        if m.cpu >= nr_cpus || row < 6.0 {
+            continue;
+        }
+        let y = f64::from(m.cpu) * row;
+        let xm = x(m.ts);
+        if m.kind == 0 {
+            ctx.set_fill_style_str(fg);
+            ctx.begin_path();
+            ctx.move_to(xm - 3.0, y + 1.0);
+            ctx.line_to(xm + 3.0, y + 1.0);
+            ctx.line_to(xm, y + 5.0);
+            ctx.close_path();
+            ctx.fill();
+        } else {
+            ctx.set_fill_style_str("#d0302f");
+            ctx.fill_rect(xm - 0.75, y, 1.5, row);
+        }
+    }
+    // Time axis: ms relative to the window's end.
+    let y = nr * row + 13.0;
+    ctx.set_fill_style_str(fg);
+    let ms = span / 1e6;
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        .into_iter()
+        .find(|s| ms / s <= 8.0)
+        .unwrap_or(200.0);
+    let mut t = 0.0;
+    while t <= ms + 1e-9 {
+        let xx = LABEL_PX + plot_w - t / ms * plot_w;
+        let label = if t == 0.0 {
+            "now".to_string()
+        } else {
+            format!("-{t:.0}ms")
+        };
+        let _ = ctx.fill_text(&label, (xx - 14.0).max(LABEL_PX), y);
+        t += step;
+    }
+}

@@ -1,0 +1,609 @@
+//! The machine view: CPU cards laid out by topology (NUMA node, LLC,
+//! cluster, core with its SMT siblings), capacity and live state per CPU,
+//! a palette of task templates, and the tasks as chips where their
+//! affinity puts them. Tasks move by drag and drop with pointer events
+//! (mouse, pen and touch alike), or by keyboard: activate a template or
+//! a chip's "Move", then activate a CPU, LLC, node or the machine.
+
+use std::rc::Rc;
+
+use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::topology::Topology;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::charts::{Shared, PALETTE};
+use crate::edit::{self, Target, Template};
+use crate::worker::CpuLive;
+
+/// What is being carried.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Payload {
+    New(Template),
+    Move(usize),
+}
+
+/// A pointer drag in progress.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Drag {
+    payload: Payload,
+    x0: i32,
+    y0: i32,
+    /// Moved far enough to be a drag rather than a click.
+    moving: bool,
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct Props {
+    pub scenario: Scenario,
+    pub live: Option<Shared<Vec<CpuLive>>>,
+    pub on_change: Callback<Scenario>,
+}
+
+/// `data-drop` under a viewport point.
+fn drop_attr_at(x: i32, y: i32) -> Option<String> {
+    let el = gloo::utils::document().element_from_point(x as f32, y as f32)?;
+    let zone = el.closest("[data-drop]").ok()??;
+    zone.get_attribute("data-drop")
+}
+
+fn slice_text(ns: Option<u64>) -> String {
+    match ns {
+        Some(v) if v % 1_000_000 == 0 => format!("{}ms", v / 1_000_000),
+        Some(v) => format!("{}us", v / 1000),
+        None => "base".into(),
+    }
+}
+
+/// A cluster's cores (each its SMT siblings), by cluster id.
+type Cluster = (u32, Vec<Vec<u32>>);
+/// An LLC's clusters, by LLC id.
+type Llc = (u32, Vec<Cluster>);
+/// A node's LLCs, by node id.
+type Node = (u32, Vec<Llc>);
+
+/// Groups of CPUs as the page shows them: nodes → LLCs → clusters → cores.
+struct Layout {
+    nodes: Vec<Node>,
+    max_capacity: u32,
+}
+
+fn layout(topo: &Topology) -> Layout {
+    let mut nodes: Vec<Node> = Vec::new();
+    for (cpu, t) in topo.cpus.iter().enumerate() {
+        let cpu = cpu as u32;
+        if nodes.last().is_none_or(|n| n.0 != t.node) {
+            nodes.push((t.node, Vec::new()));
+        }
+        let llcs = &mut nodes.last_mut().expect("pushed").1;
+        if llcs.last().is_none_or(|l| l.0 != t.llc) {
+            llcs.push((t.llc, Vec::new()));
+        }
+        let clusters = &mut llcs.last_mut().expect("pushed").1;
+        if clusters.last().is_none_or(|c| c.0 != t.cluster) {
+            clusters.push((t.cluster, Vec::new()));
+        }
+        let cores = &mut clusters.last_mut().expect("pushed").1;
+        let same_core = cores
+            .last()
+            .and_then(|c| c.last())
+            .is_some_and(|&p| topo.cpus[p as usize].core == t.core);
+        if same_core {
+            cores.last_mut().expect("checked").push(cpu);
+        } else {
+            cores.push(vec![cpu]);
+        }
+    }
+    Layout {
+        nodes,
+        max_capacity: topo.max_capacity().max(1),
+    }
+}
+
+#[function_component(MachineView)]
+pub fn machine_view(p: &Props) -> Html {
+    let drag = use_state(|| None::<Drag>);
+    let hover = use_state(|| None::<String>);
+    let placing = use_state(|| None::<Payload>);
+    let editing = use_state(|| None::<usize>);
+    let editor_error = use_state(|| None::<String>);
+    let suppress_click = use_mut_ref(|| false);
+    let ghost = use_node_ref();
+    let sc = &p.scenario;
+
+    let topo = use_memo(sc.machine.clone(), |m| Topology::build(&m.spec()).ok());
+    let Some(topo) = topo.as_ref() else {
+        return html! { <p class="error">{ "This machine cannot be built." }</p> };
+    };
+    let nr = topo.nr_cpus();
+    let lay = layout(topo);
+
+    // Applies a payload to a target.
+    let apply = {
+        let sc = sc.clone();
+        let on_change = p.on_change.clone();
+        let editing = editing.clone();
+        Rc::new(move |payload: Payload, target: &str| {
+            let Some(t) = Target::parse(target) else {
+                return;
+            };
+            let next = match payload {
+                Payload::New(tpl) => edit::add_task(&sc, tpl, &t).map(|(s, _)| s),
+                Payload::Move(i) => edit::move_task(&sc, i, &t),
+            };
+            if let Ok(next) = next {
+                editing.set(None);
+                on_change.emit(next);
+            }
+        })
+    };
+
+    // Pointer handlers shared by palette entries and chips.
+    let start_drag = |payload: Payload| {
+        let drag = drag.clone();
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.set_pointer_capture(e.pointer_id());
+            }
+            drag.set(Some(Drag {
+                payload,
+                x0: e.client_x(),
+                y0: e.client_y(),
+                moving: false,
+            }));
+        })
+    };
+    let on_move = {
+        let drag = drag.clone();
+        let hover = hover.clone();
+        let ghost = ghost.clone();
+        Callback::from(move |e: PointerEvent| {
+            let Some(mut d) = *drag else {
+                return;
+            };
+            let (x, y) = (e.client_x(), e.client_y());
+            if !d.moving && ((x - d.x0).abs() + (y - d.y0).abs()) > 6 {
+                d.moving = true;
+                drag.set(Some(d));
+            }
+            if d.moving {
+                if let Some(g) = ghost.cast::<web_sys::HtmlElement>() {
+                    // CSSOM, not a style attribute: the CSP allows it.
+                    let _ = g
+                        .style()
+                        .set_property("transform", &format!("translate({}px, {}px)", x + 8, y + 8));
+                }
+                let over = drop_attr_at(x, y);
+                if *hover != over {
+                    hover.set(over);
+                }
+            }
+        })
+    };
+    let on_up = {
+        let drag = drag.clone();
+        let hover = hover.clone();
+        let apply = apply.clone();
+        let suppress = suppress_click.clone();
+        Callback::from(move |e: PointerEvent| {
+            let Some(d) = *drag else {
+                return;
+            };
+            drag.set(None);
+            hover.set(None);
+            if d.moving {
+                *suppress.borrow_mut() = true;
+                if let Some(target) = drop_attr_at(e.client_x(), e.client_y()) {
+                    apply(d.payload, &target);
+                }
+            }
+        })
+    };
+    let on_cancel = {
+        let drag = drag.clone();
+        let hover = hover.clone();
+        Callback::from(move |_: PointerEvent| {
+            drag.set(None);
+            hover.set(None);
+        })
+    };
+    // A click (mouse without moving, or Enter/Space) on a template starts
+    // placing it; on a chip it opens the editor.
+    let click = |payload: Payload| {
+        let placing = placing.clone();
+        let editing = editing.clone();
+        let editor_error = editor_error.clone();
+        let suppress = suppress_click.clone();
+        Callback::from(move |_: MouseEvent| {
+            if std::mem::take(&mut *suppress.borrow_mut()) {
+                return;
+            }
+            match payload {
+                Payload::New(_) => placing.set(Some(payload)),
+                Payload::Move(i) => {
+                    editor_error.set(None);
+                    editing.set(Some(i));
+                }
+            }
+        })
+    };
+    let chip_keys = |i: usize| {
+        let sc = sc.clone();
+        let on_change = p.on_change.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if matches!(e.key().as_str(), "Delete" | "Backspace") {
+                e.prevent_default();
+                if let Ok(next) = edit::delete_task(&sc, i) {
+                    on_change.emit(next);
+                }
+            }
+        })
+    };
+    // Drop zones: activating one while placing drops there.
+    let zone_activate = |target: String| {
+        let placing = placing.clone();
+        let apply = apply.clone();
+        Callback::from(move |e: Event| {
+            if let Some(pl) = *placing {
+                e.stop_propagation();
+                placing.set(None);
+                apply(pl, &target);
+            }
+        })
+    };
+    let zone_keys = |target: String| {
+        let activate = zone_activate(target);
+        Callback::from(move |e: KeyboardEvent| {
+            if matches!(e.key().as_str(), "Enter" | " ") {
+                e.prevent_default();
+                activate.emit(e.into());
+            }
+        })
+    };
+    let zone_click = |target: String| {
+        let activate = zone_activate(target);
+        Callback::from(move |e: MouseEvent| activate.emit(e.into()))
+    };
+
+    // Chips by the zone their affinity matches exactly; others go on
+    // the machine with their CPU list.
+    let zone_of = |cpus: &Option<Vec<u32>>| -> String {
+        match cpus {
+            None => Target::Machine.attr(),
+            Some(c) => Target::Cpus(c.clone()).attr(),
+        }
+    };
+    let mut zone_attrs: Vec<String> = vec![Target::Machine.attr()];
+    for (_, llcs) in &lay.nodes {
+        let node_cpus: Vec<u32> = llcs
+            .iter()
+            .flat_map(|l| l.1.iter().flat_map(|c| c.1.iter().flatten().copied()))
+            .collect();
+        zone_attrs.push(Target::Cpus(node_cpus).attr());
+        for (_, clusters) in llcs {
+            let llc_cpus: Vec<u32> = clusters
+                .iter()
+                .flat_map(|c| c.1.iter().flatten().copied())
+                .collect();
+            zone_attrs.push(Target::Cpus(llc_cpus).attr());
+            for (_, cores) in clusters {
+                let cl: Vec<u32> = cores.iter().flatten().copied().collect();
+                zone_attrs.push(Target::Cpus(cl).attr());
+            }
+        }
+    }
+    for c in 0..nr {
+        zone_attrs.push(Target::Cpus(vec![c]).attr());
+    }
+    let chips_for = |zone: &str| -> Html {
+        html! {
+            <div class="chips">
+                { for sc.sim.tasks.iter().enumerate().filter(|(_, t)| {
+                    let z = zone_of(&t.cpus);
+                    z == zone || (zone == "machine" && !zone_attrs.contains(&z))
+                }).map(|(i, t)| {
+                    let extra = match &t.cpus {
+                        Some(c) if zone == "machine" => format!(" cpus={}", c.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
+                        _ => String::new(),
+                    };
+                    html! {
+                        <button type="button" class={classes!("chip", format!("t{}", i % PALETTE.len()))}
+                                data-task={t.name.clone()}
+                                title={format!("{} (kind={}); drag to move, Enter to edit, Delete to remove", t.name, t.workload.kind())}
+                                onpointerdown={start_drag(Payload::Move(i))}
+                                onpointermove={on_move.clone()} onpointerup={on_up.clone()}
+                                onpointercancel={on_cancel.clone()}
+                                onclick={click(Payload::Move(i))} onkeydown={chip_keys(i)}>
+                            { format!("{} ×{} · {}{extra}", t.name, t.count, slice_text(t.slice_ns)) }
+                        </button>
+                    }
+                }) }
+            </div>
+        }
+    };
+    let zone_class = |base: &'static str, attr: &str| {
+        classes!(
+            base,
+            "zone",
+            (hover.as_deref() == Some(attr)).then_some("over"),
+            placing.is_some().then_some("placing")
+        )
+    };
+    let live = p.live.as_ref().map(|l| l.0.clone());
+    let cpu_card = |cpu: u32| -> Html {
+        let attr = Target::Cpus(vec![cpu]).attr();
+        let cap = topo.capacity(cpu);
+        let little = cap < lay.max_capacity;
+        let st = live.as_ref().and_then(|l| l.get(cpu as usize)).cloned();
+        html! {
+            <div class={classes!(zone_class("cpu", &attr), little.then_some("little"))}
+                 data-drop={attr.clone()} data-testid={format!("cpu-{cpu}")} tabindex="0"
+                 role="button" aria-label={format!("CPU {cpu}, capacity {cap}")}
+                 onclick={zone_click(attr.clone())} onkeydown={zone_keys(attr.clone())}>
+                <div class="cpu-head">
+                    <b>{ format!("CPU{cpu}") }</b>
+                    <span class="cap" title="arch_scale_cpu_capacity">{ format!("cap {cap}") }</span>
+                </div>
+                {
+                    match &st {
+                        Some(s) => html! {
+                            <div class="cpu-live">
+                                <span class={classes!("run", s.running.map(|d| format!("t{}", d as usize % PALETTE.len())))}
+                                      data-testid={format!("cpu-{cpu}-running")}>
+                                    { s.running_name.clone().unwrap_or_else(|| "idle".into()) }
+                                </span>
+                                <span class="q" title="tasks queued (h_nr_queued)">{ format!("q{}", s.queued) }</span>
+                                <meter min="0" max="1024" value={s.util.to_string()}
+                                       title={format!("util {} / 1024, busy {:.0}%", s.util, s.busy_pct)} />
+                            </div>
+                        },
+                        None => html! {},
+                    }
+                }
+                { chips_for(&attr) }
+            </div>
+        }
+    };
+
+    let multi_nodes = lay.nodes.len() > 1;
+    let dense = nr > 64;
+    let body = html! {
+        <div class={classes!("nodes", dense.then_some("dense"))}>
+            { for lay.nodes.iter().map(|(node, llcs)| {
+                let node_cpus: Vec<u32> = llcs.iter().flat_map(|l| l.1.iter().flat_map(|c| c.1.iter().flatten().copied())).collect();
+                let nattr = Target::Cpus(node_cpus).attr();
+                let multi_llc = llcs.len() > 1;
+                let inner = html! {
+                    { for llcs.iter().map(|(llc, clusters)| {
+                        let llc_cpus: Vec<u32> = clusters.iter().flat_map(|c| c.1.iter().flatten().copied()).collect();
+                        let lattr = Target::Cpus(llc_cpus).attr();
+                        let multi_cl = clusters.len() > 1;
+                        let cores = html! {
+                            { for clusters.iter().map(|(cl, cores)| {
+                                let cl_cpus: Vec<u32> = cores.iter().flatten().copied().collect();
+                                let cattr = Target::Cpus(cl_cpus).attr();
+                                let cores_html = html! {
+                                    { for cores.iter().map(|core| html! {
+                                        <div class={classes!("core", (core.len() > 1).then_some("smt"))}>
+                                            { for core.iter().map(|&c| cpu_card(c)) }
+                                        </div>
+                                    }) }
+                                };
+                                if multi_cl {
+                                    html! {
+                                        <div class={zone_class("cluster", &cattr)} data-drop={cattr.clone()} tabindex="0"
+                                             onclick={zone_click(cattr.clone())} onkeydown={zone_keys(cattr.clone())}>
+                                            <div class="zone-head">{ format!("cluster {cl}") }{ chips_for(&cattr) }</div>
+                                            <div class="cores">{ cores_html }</div>
+                                        </div>
+                                    }
+                                } else {
+                                    html! { <div class="cores">{ cores_html }</div> }
+                                }
+                            }) }
+                        };
+                        if multi_llc || multi_nodes {
+                            html! {
+                                <div class={zone_class("llc", &lattr)} data-drop={lattr.clone()} tabindex="0"
+                                     data-testid={format!("llc-{llc}")}
+                                     onclick={zone_click(lattr.clone())} onkeydown={zone_keys(lattr.clone())}>
+                                    <div class="zone-head">{ format!("LLC {llc}") }{ chips_for(&lattr) }</div>
+                                    { cores }
+                                </div>
+                            }
+                        } else {
+                            cores
+                        }
+                    }) }
+                };
+                if multi_nodes {
+                    html! {
+                        <div class={zone_class("node", &nattr)} data-drop={nattr.clone()} tabindex="0"
+                             data-testid={format!("node-{node}")}
+                             onclick={zone_click(nattr.clone())} onkeydown={zone_keys(nattr.clone())}>
+                            <div class="zone-head">{ format!("node {node}") }{ chips_for(&nattr) }</div>
+                            { inner }
+                        </div>
+                    }
+                } else {
+                    inner
+                }
+            }) }
+        </div>
+    };
+
+    let status = match *placing {
+        Some(Payload::New(t)) => format!("Placing {}: choose a CPU, an LLC, a node or the machine (Esc cancels).", t.label()),
+        Some(Payload::Move(i)) => format!(
+            "Moving {}: choose a CPU, an LLC, a node or the machine (Esc cancels).",
+            sc.sim.tasks.get(i).map_or("", |t| t.name.as_str())
+        ),
+        None => "Drag a template onto a CPU (pins it), an LLC, a node or the machine; drag chips to re-pin.".into(),
+    };
+    let on_escape = {
+        let placing = placing.clone();
+        let editing = editing.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                placing.set(None);
+                editing.set(None);
+            }
+        })
+    };
+    let mattr = Target::Machine.attr();
+    let ghost_label = drag
+        .and_then(|d| d.moving.then_some(d.payload))
+        .map(|pl| match pl {
+            Payload::New(t) => t.label().to_string(),
+            Payload::Move(i) => sc
+                .sim
+                .tasks
+                .get(i)
+                .map_or(String::new(), |t| t.name.clone()),
+        });
+
+    html! {
+        <div class="machine-view" onkeydown={on_escape}>
+            <div class="palette" role="toolbar" aria-label="Task templates">
+                { for Template::ALL.iter().map(|&t| {
+                    let spec = t.spec("x");
+                    html! {
+                        <button type="button" class="template" data-template={t.id()}
+                                title="Drag onto the machine, or press Enter then choose a CPU"
+                                onpointerdown={start_drag(Payload::New(t))}
+                                onpointermove={on_move.clone()} onpointerup={on_up.clone()}
+                                onpointercancel={on_cancel.clone()}
+                                onclick={click(Payload::New(t))}>
+                            <b>{ t.label() }</b>
+                            <small>{ format!("slice {}", slice_text(spec.slice_ns)) }</small>
+                        </button>
+                    }
+                }) }
+            </div>
+            <p class="muted status" data-testid="machine-status" aria-live="polite">{ status }</p>
+            <div class={zone_class("machine", &mattr)} data-drop={mattr.clone()} tabindex="0"
+                 data-testid="machine-zone"
+                 onclick={zone_click(mattr.clone())} onkeydown={zone_keys(mattr.clone())}>
+                <div class="zone-head">
+                    { format!("{} · {nr} CPU{}", topo.name, if nr == 1 { "" } else { "s" }) }
+                    { chips_for(&mattr) }
+                </div>
+                { body }
+            </div>
+            <div ref={ghost} class={classes!("ghost", ghost_label.is_none().then_some("hidden"))} aria-hidden="true">
+                { ghost_label.unwrap_or_default() }
+            </div>
+            if let Some(i) = *editing {
+                { editor(sc, i, &p.on_change, &editing, &editor_error, &placing) }
+            }
+        </div>
+    }
+}
+
+/// The task editor dialog.
+fn editor(
+    sc: &Scenario,
+    i: usize,
+    on_change: &Callback<Scenario>,
+    editing: &UseStateHandle<Option<usize>>,
+    error: &UseStateHandle<Option<String>>,
+    placing: &UseStateHandle<Option<Payload>>,
+) -> Html {
+    let Some(task) = sc.sim.tasks.get(i) else {
+        return html! {};
+    };
+    let values = edit::task_fields(sc, i);
+    let value_of = |k: &str| {
+        values
+            .iter()
+            .find(|(kk, _)| kk == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let fields = edit::fields_for(task.workload.kind());
+    let on_submit = {
+        let sc = sc.clone();
+        let on_change = on_change.clone();
+        let editing = editing.clone();
+        let error = error.clone();
+        let fields = fields.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let form: web_sys::HtmlFormElement = e.target_unchecked_into();
+            let els = form.elements();
+            let edits: Vec<(String, String)> = fields
+                .iter()
+                .filter_map(|f| {
+                    let el = els
+                        .named_item(f)?
+                        .dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()?;
+                    Some((f.to_string(), el.value()))
+                })
+                .collect();
+            match edit::set_task_fields(&sc, i, &edits) {
+                Ok(next) => {
+                    error.set(None);
+                    editing.set(None);
+                    on_change.emit(next);
+                }
+                Err(e) => error.set(Some(format!("{} ({})", e.message, e.hint))),
+            }
+        })
+    };
+    let on_delete = {
+        let sc = sc.clone();
+        let on_change = on_change.clone();
+        let editing = editing.clone();
+        Callback::from(move |_| {
+            if let Ok(next) = edit::delete_task(&sc, i) {
+                editing.set(None);
+                on_change.emit(next);
+            }
+        })
+    };
+    let on_close = {
+        let editing = editing.clone();
+        Callback::from(move |_| editing.set(None))
+    };
+    let on_move = {
+        let editing = editing.clone();
+        let placing = placing.clone();
+        Callback::from(move |_| {
+            editing.set(None);
+            placing.set(Some(Payload::Move(i)));
+        })
+    };
+    html! {
+        <div class="overlay" role="dialog" aria-modal="true" aria-label={format!("Edit task {}", task.name)}>
+            <form class="dialog editor" onsubmit={on_submit} data-testid="task-editor">
+                <h3>{ format!("Task {} (kind={})", task.name, task.workload.kind()) }</h3>
+                <div class="fields">
+                    { for fields.iter().map(|f| html! {
+                        <label>
+                            <span>{ *f }</span>
+                            <input type="text" name={*f} value={value_of(f)}
+                                   placeholder={if *f == "name" { "" } else { "default" }} />
+                        </label>
+                    }) }
+                </div>
+                <p class="muted">{ "Durations take a unit (20us, 2.8ms); policy is normal, batch or idle; a group must be declared in the scenario." }</p>
+                if let Some(e) = &**error {
+                    <p class="error" data-testid="editor-error">{ e }</p>
+                }
+                <div class="buttons">
+                    <button type="submit" class="primary">{ "Save" }</button>
+                    <button type="button" onclick={on_move}>{ "Move…" }</button>
+                    <button type="button" class="danger" onclick={on_delete} data-testid="delete-task">{ "Delete" }</button>
+                    <button type="button" onclick={on_close}>{ "Cancel" }</button>
+                </div>
+            </form>
+        </div>
+    }
+}
