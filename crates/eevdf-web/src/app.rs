@@ -121,7 +121,12 @@ fn copy(
         .write_text(&text);
     wasm_bindgen_futures::spawn_local(async move {
         match wasm_bindgen_futures::JsFuture::from(promise).await {
-            Ok(_) => status.set(Some((format!("{what} copied."), None))),
+            Ok(_) => {
+                status.set(Some((format!("{what} copied."), None)));
+                // The confirmation goes away by itself.
+                let status = status.clone();
+                Timeout::new(4000, move || status.set(None)).forget();
+            }
             // No clipboard (permissions, insecure origin): show the text
             // to copy by hand.
             Err(_) => status.set(Some((format!("Copy the {what} from here:"), Some(text)))),
@@ -487,6 +492,10 @@ pub fn app() -> Html {
             </header>
             if let Some((msg, body)) = &*status {
                 <div class="notice" data-testid="copy-status" role="status">
+                    <button type="button" class="close" aria-label="Dismiss" onclick={{
+                        let status = status.clone();
+                        Callback::from(move |_| status.set(None))
+                    }}>{ "×" }</button>
                     { msg.clone() }
                     if let Some(b) = body {
                         <textarea readonly=true rows="6" class="scenario" value={b.clone()} />

@@ -105,32 +105,39 @@ pub fn cdf_chart(p: &CdfProps) -> Html {
     }
 }
 
-/// Ticks for a log axis: 1, 2, 5 × 10^k inside `lo..=hi`, at most `max`.
+/// Ticks for a log axis: 1, 2, 5 × 10^k inside `lo..=hi` (or 1, 3, or
+/// every n-th decade on wide ranges), at most `max`.
 fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    let max = max.max(2);
+    let decades = || {
+        let mut d = 10f64.powf(lo.log10().floor());
+        std::iter::from_fn(move || {
+            let v = d;
+            d *= 10.0;
+            (v <= hi).then_some(v)
+        })
+    };
     for steps in [&[1.0, 2.0, 5.0][..], &[1.0, 3.0][..], &[1.0][..]] {
-        let mut out = Vec::new();
-        let mut decade = 10f64.powf(lo.log10().floor());
-        while decade <= hi {
-            for m in steps {
-                let v = decade * m;
-                if v >= lo && v <= hi {
-                    out.push(v);
-                }
-            }
-            decade *= 10.0;
-        }
+        let out: Vec<f64> = decades()
+            .flat_map(|d| steps.iter().map(move |m| d * m))
+            .filter(|v| *v >= lo && *v <= hi)
+            .collect();
         if out.len() <= max {
             return out;
         }
     }
-    vec![lo, hi]
+    let all: Vec<f64> = decades().filter(|v| *v >= lo).collect();
+    let stride = all.len().div_ceil(max);
+    all.into_iter().step_by(stride).collect()
 }
 
 fn fmt_us(v: f64) -> String {
     if v >= 1000.0 {
         format!("{}ms", v / 1000.0)
+    } else if v >= 1.0 {
+        format!("{v:.0}")
     } else {
-        format!("{v}")
+        format!("{v:.1}")
     }
 }
 
@@ -252,6 +259,23 @@ fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
         .ok()
         .flatten()
         .and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fmt_us, log_ticks};
+
+    #[test]
+    fn log_ticks_fit_the_width() {
+        assert_eq!(
+            log_ticks(40.0, 3000.0, 8),
+            vec![50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]
+        );
+        let wide = log_ticks(0.03, 150_000.0, 5);
+        assert!(wide.len() <= 5 && wide.len() >= 2, "{wide:?}");
+        assert_eq!(fmt_us(0.1), "0.1");
+        assert_eq!(fmt_us(2000.0), "2ms");
+    }
 }
 
 #[derive(Properties, PartialEq, Debug)]

@@ -94,6 +94,9 @@ pub struct Props {
 pub fn features_pane(p: &Props) -> Html {
     let error = use_state(|| None::<String>);
     let debugfs_note = use_state(|| None::<String>);
+    // What the user is typing into the base slice field, until applied:
+    // kept in state so streaming re-renders do not reset it.
+    let slice_draft = use_state(|| None::<String>);
     let sc = &p.scenario;
 
     // Applies one `Scenario::set` argument, or shows why not.
@@ -202,12 +205,28 @@ pub fn features_pane(p: &Props) -> Html {
 
     let profile = sc.features.profile;
     let machine = machine_name(sc);
-    let base_slice = sc
-        .sim
-        .sysctl
-        .base_slice_ns
-        .map(|v| format!("{}us", v / 1000))
-        .unwrap_or_default();
+    let base_slice = (*slice_draft).clone().unwrap_or_else(|| {
+        sc.sim
+            .sysctl
+            .base_slice_ns
+            .map(|v| format!("{}us", v / 1000))
+            .unwrap_or_default()
+    });
+    let on_slice_input = {
+        let draft = slice_draft.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            draft.set(Some(el.value()));
+        })
+    };
+    let on_slice_change = {
+        let set = text_input("sysctl.base_slice_ns");
+        let draft = slice_draft.clone();
+        Callback::from(move |e: Event| {
+            draft.set(None);
+            set.emit(e);
+        })
+    };
     html! {
         <div class="features" data-testid="features">
             <div class="knobs">
@@ -244,7 +263,7 @@ pub fn features_pane(p: &Props) -> Html {
                 </label>
                 <label title="sysctl base_slice_ns; empty = the kernel's scaled default">{ "Base slice " }
                     <input type="text" size="7" placeholder="default" value={base_slice}
-                           onchange={text_input("sysctl.base_slice_ns")} data-testid="base-slice" />
+                           oninput={on_slice_input} onchange={on_slice_change} data-testid="base-slice" />
                 </label>
             </div>
             if let Some(e) = &*error {

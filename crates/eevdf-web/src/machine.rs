@@ -16,6 +16,14 @@ use crate::charts::{Shared, PALETTE};
 use crate::edit::{self, Target, Template};
 use crate::worker::CpuLive;
 
+/// The open task editor: which task, and its fields as typed so far
+/// (`(key, value)`, scenario spellings; empty removes a key).
+#[derive(Clone, Debug, PartialEq)]
+struct Editing {
+    task: usize,
+    fields: Vec<(String, String)>,
+}
+
 /// What is being carried.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Payload {
@@ -105,7 +113,10 @@ pub fn machine_view(p: &Props) -> Html {
     let drag = use_state(|| None::<Drag>);
     let hover = use_state(|| None::<String>);
     let placing = use_state(|| None::<Payload>);
-    let editing = use_state(|| None::<usize>);
+    // The task being edited and the editor's field values: kept here, not
+    // read back from the inputs, so a re-render (results stream in several
+    // times a second) never resets what the user typed.
+    let editing = use_state(|| None::<Editing>);
     let editor_error = use_state(|| None::<String>);
     let suppress_click = use_mut_ref(|| false);
     let ghost = use_node_ref();
@@ -220,6 +231,7 @@ pub fn machine_view(p: &Props) -> Html {
         let editing = editing.clone();
         let editor_error = editor_error.clone();
         let suppress = suppress_click.clone();
+        let sc = sc.clone();
         Callback::from(move |_: MouseEvent| {
             if std::mem::take(&mut *suppress.borrow_mut()) {
                 return;
@@ -228,7 +240,10 @@ pub fn machine_view(p: &Props) -> Html {
                 Payload::New(_) => placing.set(Some(payload)),
                 Payload::Move(i) => {
                     editor_error.set(None);
-                    editing.set(Some(i));
+                    editing.set(Some(Editing {
+                        task: i,
+                        fields: edit::task_fields(&sc, i),
+                    }));
                 }
             }
         })
@@ -499,8 +514,8 @@ pub fn machine_view(p: &Props) -> Html {
             <div ref={ghost} class={classes!("ghost", ghost_label.is_none().then_some("hidden"))} aria-hidden="true">
                 { ghost_label.unwrap_or_default() }
             </div>
-            if let Some(i) = *editing {
-                { editor(sc, i, &p.on_change, &editing, &editor_error, &placing) }
+            if let Some(ed) = &*editing {
+                { editor(sc, ed, &p.on_change, &editing, &editor_error, &placing) }
             }
         </div>
     }
@@ -509,24 +524,37 @@ pub fn machine_view(p: &Props) -> Html {
 /// The task editor dialog.
 fn editor(
     sc: &Scenario,
-    i: usize,
+    ed: &Editing,
     on_change: &Callback<Scenario>,
-    editing: &UseStateHandle<Option<usize>>,
+    editing: &UseStateHandle<Option<Editing>>,
     error: &UseStateHandle<Option<String>>,
     placing: &UseStateHandle<Option<Payload>>,
 ) -> Html {
+    let i = ed.task;
     let Some(task) = sc.sim.tasks.get(i) else {
         return html! {};
     };
-    let values = edit::task_fields(sc, i);
     let value_of = |k: &str| {
-        values
+        ed.fields
             .iter()
             .find(|(kk, _)| kk == k)
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
     let fields = edit::fields_for(task.workload.kind());
+    let on_input = |key: &'static str| {
+        let editing = editing.clone();
+        let ed = ed.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let mut next = ed.clone();
+            match next.fields.iter_mut().find(|(k, _)| k == key) {
+                Some(f) => f.1 = el.value(),
+                None => next.fields.push((key.to_string(), el.value())),
+            }
+            editing.set(Some(next));
+        })
+    };
     let on_submit = {
         let sc = sc.clone();
         let on_change = on_change.clone();
@@ -588,7 +616,7 @@ fn editor(
                     { for fields.iter().map(|f| html! {
                         <label>
                             <span>{ *f }</span>
-                            <input type="text" name={*f} value={value_of(f)}
+                            <input type="text" name={*f} value={value_of(f)} oninput={on_input(f)}
                                    placeholder={if *f == "name" { "" } else { "default" }} />
                         </label>
                     }) }
