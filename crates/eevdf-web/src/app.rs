@@ -141,6 +141,8 @@ struct LaneState {
     id: u32,
     scenario: String,
     live: Option<Rc<Live>>,
+    /// The request `live` answers.
+    live_id: u32,
     done: bool,
     lkml: Option<String>,
     invalid: Option<String>,
@@ -155,10 +157,12 @@ impl LaneState {
         match r.outcome {
             Outcome::Progress(l) => {
                 s.live = Some(Rc::new(l));
+                s.live_id = r.id;
                 s.invalid = None;
             }
             Outcome::Done { live, lkml, .. } => {
                 s.live = Some(Rc::new(live));
+                s.live_id = r.id;
                 s.done = true;
                 s.lkml = Some(lkml);
                 s.invalid = None;
@@ -474,7 +478,7 @@ pub fn app() -> Html {
     html! {
         // "done" only once the run of exactly this text has finished, so
         // tests and tools never read a stale table.
-        <div class="app" onkeydown={on_keys}
+        <div class="app" onkeydown={on_keys} data-request={l.id.to_string()} data-results-for={l.live_id.to_string()}
              data-state={if l.done && l.scenario == *text { "done" } else { "running" }}>
             <header class="topbar">
                 <h1>{ "eevdf-playground" }</h1>

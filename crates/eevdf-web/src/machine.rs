@@ -77,29 +77,33 @@ struct Layout {
 }
 
 fn layout(topo: &Topology) -> Layout {
+    // Groups by id in order of first appearance: SMT siblings need not
+    // be adjacent CPU numbers (x86 numbers a core's threads n and n+N).
+    fn slot<T>(v: &mut Vec<(u32, T)>, id: u32, new: impl FnOnce() -> T) -> &mut T {
+        let at = match v.iter().position(|e| e.0 == id) {
+            Some(p) => p,
+            None => {
+                v.push((id, new()));
+                v.len() - 1
+            }
+        };
+        &mut v[at].1
+    }
     let mut nodes: Vec<Node> = Vec::new();
+    let mut core_ids: Vec<(u32, Vec<u32>)> = Vec::new();
     for (cpu, t) in topo.cpus.iter().enumerate() {
         let cpu = cpu as u32;
-        if nodes.last().is_none_or(|n| n.0 != t.node) {
-            nodes.push((t.node, Vec::new()));
-        }
-        let llcs = &mut nodes.last_mut().expect("pushed").1;
-        if llcs.last().is_none_or(|l| l.0 != t.llc) {
-            llcs.push((t.llc, Vec::new()));
-        }
-        let clusters = &mut llcs.last_mut().expect("pushed").1;
-        if clusters.last().is_none_or(|c| c.0 != t.cluster) {
-            clusters.push((t.cluster, Vec::new()));
-        }
-        let cores = &mut clusters.last_mut().expect("pushed").1;
-        let same_core = cores
-            .last()
-            .and_then(|c| c.last())
-            .is_some_and(|&p| topo.cpus[p as usize].core == t.core);
-        if same_core {
-            cores.last_mut().expect("checked").push(cpu);
-        } else {
-            cores.push(vec![cpu]);
+        let llcs = slot(&mut nodes, t.node, Vec::new);
+        let clusters = slot(llcs, t.llc, Vec::new);
+        let cores = slot(clusters, t.cluster, Vec::new);
+        // Cores are listed per cluster; remember each core's position.
+        let ids = slot(&mut core_ids, t.cluster, Vec::new);
+        match ids.iter().position(|&c| c == t.core) {
+            Some(p) => cores[p].push(cpu),
+            None => {
+                ids.push(t.core);
+                cores.push(vec![cpu]);
+            }
         }
     }
     Layout {
