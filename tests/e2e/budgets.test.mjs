@@ -31,24 +31,26 @@ try {
   await waitDone(page);
   const flips = [];
   for (let i = 0; i < 5; i++) {
-    const t0 = await page.evaluate(() => performance.now());
+    const [t0, req] = await page.evaluate(() => [performance.now(), document.querySelector('.app').dataset.request]);
     await page.click('input[data-feature=RUN_TO_PARITY]');
-    const t1 = await page.evaluate(() => new Promise((resolve) => {
-      const app = document.querySelector('.app');
-      const req = app.dataset.request;
+    const t1 = await page.evaluate((req) => new Promise((resolve, reject) => {
+      const start = performance.now();
       const tick = () => {
         const a = document.querySelector('.app');
         if (a.dataset.request !== req && a.dataset.resultsFor === a.dataset.request) resolve(performance.now());
+        else if (performance.now() - start > 10000) reject(new Error('no new results within 10 s'));
         else requestAnimationFrame(tick);
       };
       tick();
-    }));
+    }), req);
     flips.push(t1 - t0);
   }
   flips.sort((a, b) => a - b);
   console.log(`budget: first numbers after an edit ${flips[2].toFixed(0)} ms (median of 5: ${flips.map((f) => f.toFixed(0)).join(' ')}; limit 200 ms)`);
   check(flips[2] <= 200, `first numbers after ${flips[2]} ms`);
   check(problems.length === 0, problems.join('\n'));
+  // Its worker would compete for the CPUs with what follows.
+  await page.close();
 
   // Worker speed: the same 130 s scenario natively (best of three CLI
   // runs, process start included) and in the worker (its own wall time

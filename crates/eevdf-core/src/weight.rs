@@ -105,14 +105,28 @@ pub fn calc_delta(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
         fact >>= fs;
     }
     fact = (fact & 0xffff_ffff) * lw.inv_weight as u64;
+    // After this, fact fits in 32 bits and shift <= 32.
     let fact_hi = (fact >> 32) as u32;
     if fact_hi != 0 {
         let fs = fls(fact_hi);
         shift -= fs as i32;
         fact >>= fs;
     }
-    // mul_u64_u32_shr: the 96-bit product shifted right.
-    ((delta_exec as u128 * fact as u128) >> shift) as u64
+    mul_u64_u32_shr(delta_exec, fact as u32, shift as u32)
+}
+
+/// `mul_u64_u32_shr`: the low 64 bits of `(a * mul) >> shift`, computed
+/// as the kernel's generic version does, from two 32x32 products. Exact
+/// for `shift <= 32` (the only shifts `calc_delta` makes), and no 128-bit
+/// multiply, which wasm32 lacks (it would call `__multi3` per update).
+fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
+    debug_assert!(shift <= 32);
+    let (ah, al) = (a >> 32, a & 0xffff_ffff);
+    let mut ret = (al * u64::from(mul)) >> shift;
+    if ah != 0 {
+        ret = ret.wrapping_add((ah * u64::from(mul)) << (32 - shift));
+    }
+    ret
 }
 
 /// `calc_delta_fair`: real nanoseconds to virtual nanoseconds for an
@@ -128,6 +142,22 @@ pub fn calc_delta_fair(delta: u64, lw: &LoadWeight) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mul_u64_u32_shr_is_the_96_bit_product_shifted() {
+        let mut a: u64 = 1;
+        for _ in 0..200 {
+            for mul in [0u32, 1, 15, 1024, 4194304, 48388, u32::MAX] {
+                for shift in [0u32, 1, 10, 22, 31, 32] {
+                    let want = ((u128::from(a) * u128::from(mul)) >> shift) as u64;
+                    assert_eq!(mul_u64_u32_shr(a, mul, shift), want, "{a} {mul} {shift}");
+                }
+            }
+            a = a
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+    }
 
     #[test]
     fn wmult_table_is_the_inverse_of_the_weight_table() {

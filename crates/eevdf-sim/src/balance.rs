@@ -143,7 +143,13 @@ impl Sim {
     pub(super) fn pelt_cpu(&mut self, cpu: u32, now: Nanos) {
         let c = &mut self.cpus[cpu as usize];
         if now > c.nr_last {
-            c.nr_area += u128::from(c.rq.h_nr_queued) * u128::from(now - c.nr_last);
+            // Through u64 when it fits (nearly always): wasm32 has no
+            // 128-bit multiply.
+            let dt = now - c.nr_last;
+            c.nr_area += match u64::from(c.rq.h_nr_queued).checked_mul(dt) {
+                Some(p) => u128::from(p),
+                None => u128::from(c.rq.h_nr_queued) * u128::from(dt),
+            };
             c.nr_last = now;
         }
         let busy = busy_level(c);
@@ -501,11 +507,14 @@ impl Sim {
     /// One balance pass (`sched_balance_rq`) of `dst` at domain `level`.
     /// Returns the number of tasks pulled.
     fn sched_balance_rq(&mut self, dst: u32, level: usize, now: Nanos) -> usize {
-        let sd = self.topo.domains[dst as usize][level].clone();
-        let stats: Vec<(Vec<u32>, GroupStats)> = sd
+        // A handle on the shared topology: `sd` stays borrowed while the
+        // pass mutates `self`, without copying the domain per pass.
+        let topo = std::rc::Rc::clone(&self.topo);
+        let sd = &topo.domains[dst as usize][level];
+        let stats: Vec<(&[u32], GroupStats)> = sd
             .groups
             .iter()
-            .map(|g| (g.clone(), self.group_stats(g, now)))
+            .map(|g| (g.as_slice(), self.group_stats(g, now)))
             .collect();
         let Some(local) = stats.iter().position(|(g, _)| g.contains(&dst)) else {
             return 0;

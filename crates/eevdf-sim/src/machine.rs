@@ -8,6 +8,7 @@
 use eevdf_core::{
     CfsRqId, DequeueFlags, EnqueueFlags, EntityId, LoadWeight, Resched, Rq, RqConfig, WakeFlags,
 };
+use std::rc::Rc;
 
 use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
 use crate::event::EventQueue;
@@ -153,7 +154,9 @@ struct Group {
 #[derive(Clone, Debug)]
 pub struct Sim {
     cfg: SimConfig,
-    topo: Topology,
+    /// Shared, never mutated: checkpoints and balance passes borrow it
+    /// without copying the domains.
+    topo: Rc<Topology>,
     llc: LlcState,
     rng: SimRng,
     /// Energy-aware scheduling is on.
@@ -248,7 +251,7 @@ impl Sim {
             nr_idle_scan: (0..nr).map(|c| topo.llc_size(c)).collect(),
         };
         let mut sim = Sim {
-            topo,
+            topo: Rc::new(topo),
             llc,
             rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             newidle_cpu: None,

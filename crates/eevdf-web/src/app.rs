@@ -193,6 +193,9 @@ pub fn app() -> Html {
     let next_id = use_mut_ref(|| 0u32);
     let bridge = use_mut_ref(|| None::<WorkerBridge<SimWorker>>);
     let debounce: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
+    // Set by clicks (switches, drops, presets): their run starts at once;
+    // only typing in the editor is debounced.
+    let immediate = use_mut_ref(|| false);
     let baseline = use_state(|| None::<String>);
     let status = use_state(|| None::<(String, Option<String>)>);
     let help = use_state(|| false);
@@ -254,13 +257,15 @@ pub fn app() -> Html {
         let send = send.clone();
         let debounce = debounce.clone();
         let next_id = next_id.clone();
+        let immediate = immediate.clone();
         use_effect_with((*text).clone(), move |t| {
             if let Ok(sc) = Scenario::parse(t) {
                 show_link(&sc);
                 let t = t.clone();
-                let first = *next_id.borrow() == 0;
+                let now = *next_id.borrow() == 0 || std::mem::take(&mut *immediate.borrow_mut());
                 let go = move || send(LANE_LIVE, t);
-                if first {
+                if now {
+                    drop(debounce.borrow_mut().take());
                     go();
                 } else {
                     *debounce.borrow_mut() = Some(Timeout::new(DEBOUNCE_MS, go));
@@ -272,9 +277,11 @@ pub fn app() -> Html {
 
     let set_scenario = {
         let text = text.clone();
+        let immediate = immediate.clone();
         Callback::from(move |sc: Scenario| {
             let t = sc.to_text();
             remember(&t);
+            *immediate.borrow_mut() = true;
             text.set(t);
         })
     };
@@ -298,10 +305,12 @@ pub fn app() -> Html {
     };
     let on_preset = {
         let text = text.clone();
+        let immediate = immediate.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             if let Some(p) = eevdf_scenario::presets::preset(&el.value()) {
                 remember(p.text);
+                *immediate.borrow_mut() = true;
                 text.set(p.text.to_string());
             }
         })
