@@ -1,12 +1,17 @@
 // Budgets of the playground (issue "playground" item 11), measured on
 // the release dist/ and printed for the notes: total gzipped size, time
-// from navigation to the first results on screen, and the worker's
-// simulation speed against the native CLI's golden event count.
+// from navigation to the first results on screen, an edit's first
+// numbers, and the worker's simulation speed against the native CLI.
+// Only the size (deterministic) fails the run: timings on a shared CI
+// machine are reported, never asserted (no timed tests), each line
+// saying whether it is within its budget.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { launch, openPage, check, waitDone } from './lib.mjs';
+
+const verdict = (ok) => (ok ? 'within budget' : 'OVER BUDGET');
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
 const files = (d) => readdirSync(d).flatMap((f) => {
@@ -23,8 +28,7 @@ try {
   const { page, problems } = await openPage(context, base);
   await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
   const firstMs = await page.evaluate(() => performance.now());
-  console.log(`budget: first results ${firstMs.toFixed(0)} ms after navigation (limit 1500 ms)`);
-  check(firstMs <= 1500, `first results after ${firstMs} ms`);
+  console.log(`budget: first results ${firstMs.toFixed(0)} ms after navigation (limit 1500 ms): ${verdict(firstMs <= 1500)}`);
   // An edit's first numbers: from the click on a feature switch to a
   // table computed for the new scenario (debounce, worker restart and
   // first chunk included), median of five flips.
@@ -46,8 +50,7 @@ try {
     flips.push(t1 - t0);
   }
   flips.sort((a, b) => a - b);
-  console.log(`budget: first numbers after an edit ${flips[2].toFixed(0)} ms (median of 5: ${flips.map((f) => f.toFixed(0)).join(' ')}; limit 200 ms)`);
-  check(flips[2] <= 200, `first numbers after ${flips[2]} ms`);
+  console.log(`budget: first numbers after an edit ${flips[2].toFixed(0)} ms (median of 5: ${flips.map((f) => f.toFixed(0)).join(' ')}; limit 200 ms): ${verdict(flips[2] <= 200)}`);
   check(problems.length === 0, problems.join('\n'));
   // Its worker would compete for the CPUs with what follows.
   await page.close();
@@ -76,9 +79,8 @@ try {
   }
   const ratio = nativeMs / workerMs;
   console.log(`budget: ${preset} native ${nativeMs.toFixed(0)} ms (${cli}), worker ${workerMs.toFixed(0)} ms: ` +
-    `worker runs at ${(ratio * 100).toFixed(0)}% of native speed (limit >= 50%)`);
+    `worker runs at ${(ratio * 100).toFixed(0)}% of native speed (limit >= 50%): ${verdict(ratio >= 0.5)}`);
   check(pr2.length === 0, pr2.join('\n'));
-  if (cli.includes('release')) check(ratio >= 0.5, `worker at ${ratio} of native speed`);
 } finally {
   await context.close();
 }
