@@ -205,6 +205,7 @@ impl Rq {
     /// `pick_task_fair`: descends from the root picking at each level.
     fn pick_task_fair(&mut self) -> Option<EntityId> {
         self.last_pick.clear();
+        self.picks += 1;
         'again: loop {
             let mut q = CfsRqId::ROOT;
             if self.cfs(q).nr_queued == 0 {

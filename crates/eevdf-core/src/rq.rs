@@ -123,6 +123,11 @@ pub struct Rq {
     pub h_nr_delayed: u32,
     /// The steps of the last pick, for snapshots and teaching.
     pub last_pick: Vec<PickStep>,
+    /// Picks made so far (`pick_task_fair` calls), so a stepper can stop
+    /// at the next one.
+    pub picks: u64,
+    /// The last wakeup-preemption decision: the wakee and why.
+    pub last_wakeup: Option<(EntityId, crate::wakeup::WakeupDecision)>,
 }
 
 impl Rq {
@@ -138,6 +143,8 @@ impl Rq {
             h_nr_queued: 0,
             h_nr_delayed: 0,
             last_pick: Vec::new(),
+            picks: 0,
+            last_wakeup: None,
         }
     }
 

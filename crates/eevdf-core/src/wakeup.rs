@@ -171,6 +171,7 @@ impl Rq {
     /// `wakeup_preempt` for fair task `p`, just enqueued on this CPU.
     pub fn wakeup_preempt(&mut self, p: EntityId, wf: WakeFlags) -> WakeupDecision {
         let d = self.wakeup_preempt_inner(p, wf);
+        self.last_wakeup = Some((p, d));
         self.debug_check();
         d
     }

@@ -90,6 +90,8 @@ struct Thread {
     hist: LatencyHist,
     wakeups: u64,
     migrations: u64,
+    /// The largest wakeup latency so far and its wake time.
+    worst: Option<(Nanos, Nanos)>,
     ran_ns: Nanos,
     /// PELT utilisation (running) and load (runnable weight).
     util: Pelt,
@@ -474,6 +476,7 @@ impl Sim {
                     hist: LatencyHist::new(),
                     wakeups: 0,
                     migrations: 0,
+                    worst: None,
                     ran_ns: 0,
                     util: Pelt::default(),
                     load: Pelt::default(),
@@ -544,6 +547,52 @@ impl Sim {
             self.events += 1;
             self.handle(now, ev);
         }
+    }
+
+    /// Processes the next event, if any, and returns its time (teaching
+    /// mode's single step). Same effect as `run_until` reaching it.
+    pub fn step(&mut self) -> Option<Nanos> {
+        let (now, ev) = self.q.pop()?;
+        self.events += 1;
+        self.handle(now, ev);
+        Some(now)
+    }
+
+    /// Per thread (creation order): its worst wakeup latency so far and
+    /// the time the wakeup was asked for.
+    pub fn worst_wakeups(&self) -> Vec<Option<(Nanos, Nanos)>> {
+        self.threads.iter().map(|t| t.worst).collect()
+    }
+
+    /// The time of the next event, if any.
+    pub fn next_event_time(&self) -> Option<Nanos> {
+        self.q.peek_time()
+    }
+
+    /// A name for entity `eid` of `cpu`'s runqueue: `NAME.I` for a
+    /// thread, the group path for a group entity.
+    pub fn entity_name(&self, cpu: u32, eid: EntityId) -> String {
+        let c = &self.cpus[cpu as usize];
+        if let Some(Some(tid)) = c.owner.get(eid.0 as usize) {
+            let t = &self.threads[*tid];
+            return format!("{}.{}", self.cfg.tasks[t.directive].name, t.index);
+        }
+        if let Some(g) = c.groups.iter().position(|(e, _)| *e == eid) {
+            if let Some(spec) = self.cfg.groups.get(g) {
+                return spec.path.clone();
+            }
+        }
+        format!("se{}", eid.0)
+    }
+
+    /// The `task` directive of the thread owning `eid` on `cpu`, if a thread does.
+    pub fn entity_directive(&self, cpu: u32, eid: EntityId) -> Option<usize> {
+        let c = &self.cpus[cpu as usize];
+        c.owner
+            .get(eid.0 as usize)
+            .copied()
+            .flatten()
+            .map(|tid| self.threads[tid].directive)
     }
 
     /// Starts recording a scheduler trace (before running).
@@ -1016,7 +1065,13 @@ impl Sim {
         let t = &mut self.threads[tid];
         t.state = State::Running;
         if let Some(stamp) = t.wake_stamp.take() {
-            t.hist.record(start.saturating_sub(stamp));
+            let lat = start.saturating_sub(stamp);
+            t.hist.record(lat);
+            // The worst wakeup and when it was asked for (teaching mode
+            // jumps there); the first of equal ones is kept.
+            if t.worst.is_none_or(|(w, _)| lat > w) {
+                t.worst = Some((lat, stamp));
+            }
         }
         let end = if t.remaining >= FOREVER {
             FOREVER

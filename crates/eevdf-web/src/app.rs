@@ -21,7 +21,11 @@ use crate::charts::{CdfChart, Shared, TimelineChart};
 use crate::features::FeaturesPane;
 use crate::machine::MachineView;
 use crate::results::ResultsTable;
-use crate::worker::{Live, Outcome, Request, Response, SimWorker, Swb, LANE_BASELINE, LANE_LIVE};
+use crate::teach::{TeachCmd, TeachView};
+use crate::teaching::TeachingPane;
+use crate::worker::{
+    Live, Outcome, Request, Response, SimWorker, Swb, LANE_BASELINE, LANE_LIVE, LANE_TEACH,
+};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
@@ -176,6 +180,8 @@ impl LaneState {
                 s.invalid = Some(format!("{line}:{column}: {message} ({hint})"));
                 s.done = true;
             }
+            // Teaching answers go to the teaching pane, not a lane.
+            Outcome::Teach(_) | Outcome::TeachError(_) => return None,
         }
         Some(s)
     }
@@ -199,6 +205,9 @@ pub fn app() -> Html {
     let baseline = use_state(|| None::<String>);
     let status = use_state(|| None::<(String, Option<String>)>);
     let help = use_state(|| false);
+    let teaching = use_state(|| false);
+    // Teaching mode's latest picture or error (answers on LANE_TEACH).
+    let teach = use_mut_ref(|| (None::<Rc<TeachView>>, None::<String>));
     let theme = use_state(stored_theme);
     let dark = use_memo((*theme).clone(), |t| apply_theme(t));
 
@@ -207,10 +216,20 @@ pub fn app() -> Html {
         let lanes = lanes.clone();
         let tick = tick.clone();
         let bridge = bridge.clone();
+        let teach = teach.clone();
         use_effect_with((), move |_| {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
                 .callback(move |resp: Response| {
+                    if resp.lane == LANE_TEACH {
+                        *teach.borrow_mut() = match resp.outcome {
+                            Outcome::Teach(v) => (Some(Rc::new(*v)), None),
+                            Outcome::TeachError(e) => (teach.borrow().0.clone(), Some(e)),
+                            _ => return,
+                        };
+                        tick.set(*tick + 1);
+                        return;
+                    }
                     let lane = usize::from(resp.lane).min(1);
                     let next = lanes.borrow()[lane].accept(resp);
                     if let Some(s) = next {
@@ -244,8 +263,67 @@ pub fn app() -> Html {
                 l.scenario = scenario.clone();
             }
             if let Some(b) = bridge.borrow().as_ref() {
-                b.send(Request { id, lane, scenario });
+                b.send(Request {
+                    id,
+                    lane,
+                    scenario,
+                    teach: None,
+                });
             }
+        })
+    };
+
+    let send_teach = {
+        let bridge = bridge.clone();
+        let next_id = next_id.clone();
+        Callback::from(move |cmd: TeachCmd| {
+            let id = {
+                let mut n = next_id.borrow_mut();
+                *n += 1;
+                *n
+            };
+            if let Some(b) = bridge.borrow().as_ref() {
+                b.send(Request {
+                    id,
+                    lane: LANE_TEACH,
+                    scenario: String::new(),
+                    teach: Some(cmd),
+                });
+            }
+        })
+    };
+    let on_teach = {
+        let teaching = teaching.clone();
+        let send_teach = send_teach.clone();
+        let text = text.clone();
+        let teach = teach.clone();
+        Callback::from(move |_: MouseEvent| {
+            if *teaching {
+                teaching.set(false);
+            } else {
+                *teach.borrow_mut() = (None, None);
+                send_teach.emit(TeachCmd::Open {
+                    scenario: (*text).clone(),
+                    cpu: 0,
+                });
+                teaching.set(true);
+            }
+        })
+    };
+    // A click on a task's max latency: teaching mode at that wakeup.
+    let on_jump = {
+        let teaching = teaching.clone();
+        let send_teach = send_teach.clone();
+        let text = text.clone();
+        let teach = teach.clone();
+        Callback::from(move |task: u32| {
+            *teach.borrow_mut() = (None, None);
+            send_teach.emit(TeachCmd::Open {
+                scenario: (*text).clone(),
+                cpu: 0,
+            });
+            send_teach.emit(TeachCmd::Worst { task });
+            teaching.set(true);
         })
     };
 
@@ -435,7 +513,7 @@ pub fn app() -> Html {
                     <progress max={live.duration_ns.to_string()} value={live.sim_ns.to_string()}
                               data-testid="progress" data-events={live.events.to_string()}
                               data-wall-ms={format!("{:.1}", live.wall_ms)} />
-                    <ResultsTable rows={live.rows.clone()} caption={caption}
+                    <ResultsTable rows={live.rows.clone()} caption={caption} on_jump={on_jump.clone()}
                                   baseline={baseline.as_ref().and(b.live.as_ref()).map(|b| b.rows.clone())} />
                     if baseline.is_some() && !b.done {
                         <p class="muted">{ "Baseline still running…" }</p>
@@ -499,6 +577,8 @@ pub fn app() -> Html {
                             aria-pressed={baseline.is_some().to_string()}>
                         { if baseline.is_some() { "Unpin baseline" } else { "Pin as baseline" } }
                     </button>
+                    <button type="button" onclick={on_teach} data-testid="teach"
+                            aria-pressed={teaching.to_string()}>{ "Teach" }</button>
                     <button type="button" onclick={on_theme} data-testid="theme">{ theme_label }</button>
                     <button type="button" onclick={on_help.clone()} data-testid="help" aria-label="Help">{ "?" }</button>
                 </nav>
@@ -550,6 +630,14 @@ pub fn app() -> Html {
                     </section>
                 </aside>
                 <div class="main">
+                    if *teaching {
+                        <TeachingPane view={teach.borrow().0.clone()} error={teach.borrow().1.clone()}
+                                      scenario={(*text).clone()} on_cmd={send_teach.clone()}
+                                      on_close={{
+                                          let teaching = teaching.clone();
+                                          Callback::from(move |_| teaching.set(false))
+                                      }} />
+                    }
                     <section class="pane" aria-label="Machine">
                         <h2>{ "Machine" }</h2>
                         { machine }

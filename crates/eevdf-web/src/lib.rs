@@ -14,6 +14,9 @@ pub mod edit;
 pub mod features;
 pub mod machine;
 pub mod results;
+pub mod teach;
+pub mod teaching;
+pub mod tours;
 pub mod worker;
 
 pub use app::App;

@@ -26,13 +26,25 @@ fn values(r: &Row) -> [f64; 5] {
     [r.p50, r.p90, r.p99, r.p99_9, r.max]
 }
 
-fn cells(r: &Row) -> Html {
+/// The cells of one row; with `jump`, the max is a button that opens
+/// teaching mode at that wakeup.
+fn cells(r: &Row, jump: Option<Callback<MouseEvent>>) -> Html {
+    let vals = values(r);
     html! {
         <>
             <td data-samples={r.samples.to_string()}>{ r.samples }</td>
             // Exact values (the JSON's 3 decimals) for tests and tools.
-            { for values(r).iter().map(|v| html! {
-                <td data-us={if r.samples == 0 { "-".to_string() } else { format!("{v:.3}") }}>{ lat(r, *v) }</td>
+            { for vals.iter().enumerate().map(|(i, v)| {
+                let us = if r.samples == 0 { "-".to_string() } else { format!("{v:.3}") };
+                match (&jump, i == vals.len() - 1 && r.samples > 0) {
+                    (Some(j), true) => html! {
+                        <td data-us={us}>
+                            <button type="button" class="jump" onclick={j.clone()} data-testid="jump"
+                                    title="Show this wakeup in teaching mode">{ lat(r, *v) }</button>
+                        </td>
+                    },
+                    _ => html! { <td data-us={us}>{ lat(r, *v) }</td> },
+                }
             }) }
             <td data-cpu-ms={format!("{:.1}", r.cpu_ms)}>{ format!("{:.1}", r.share) }</td>
         </>
@@ -44,6 +56,9 @@ pub struct Props {
     pub rows: Vec<Row>,
     pub baseline: Option<Vec<Row>>,
     pub caption: String,
+    /// Called with a task directive when its max latency is clicked.
+    #[prop_or_default]
+    pub on_jump: Option<Callback<u32>>,
 }
 
 #[function_component(ResultsTable)]
@@ -61,7 +76,7 @@ pub fn results_table(p: &Props) -> Html {
             { for p.rows.iter().enumerate().map(|(i, r)| html! {
                 <tr data-task={r.name.clone()}>
                     <td><span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
-                    { cells(r) }
+                    { cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }
                 </tr>
             }) }
         },
@@ -75,9 +90,9 @@ pub fn results_table(p: &Props) -> Html {
                     Some(a) => html! {
                         <>
                             <tr class="a" data-task={r.name.clone()} data-side="A">
-                                <td rowspan="3">{ name }</td><th>{ "A" }</th>{ cells(a) }
+                                <td rowspan="3">{ name }</td><th>{ "A" }</th>{ cells(a, None) }
                             </tr>
-                            <tr class="b" data-task={r.name.clone()} data-side="B"><th>{ "B" }</th>{ cells(r) }</tr>
+                            <tr class="b" data-task={r.name.clone()} data-side="B"><th>{ "B" }</th>{ cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }</tr>
                             <tr class="delta" data-task={r.name.clone()} data-side="delta">
                                 <th>{ "Δ" }</th>
                                 <td>{ delta_pct(a.samples as f64, r.samples as f64).map_or("-".into(), |d| format!("{d:+.1}%")) }</td>
@@ -96,7 +111,7 @@ pub fn results_table(p: &Props) -> Html {
                     },
                     None => html! {
                         <tr class="b" data-task={r.name.clone()} data-side="B">
-                            <td>{ name }</td><th>{ "B" }</th>{ cells(r) }
+                            <td>{ name }</td><th>{ "B" }</th>{ cells(r, None) }
                         </tr>
                     },
                 }

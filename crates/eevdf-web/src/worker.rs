@@ -19,6 +19,8 @@ use eevdf_scenario::report;
 use eevdf_scenario::scenario::Scenario;
 use eevdf_sim::trace::{PrevState, TraceEvent};
 use eevdf_sim::{Nanos, Sim, SimResult};
+
+use crate::teach::{TeachCmd, TeachView, Teacher};
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
@@ -27,6 +29,8 @@ use wasm_bindgen::JsValue;
 pub const LANE_LIVE: u8 = 0;
 /// The lane of the pinned baseline (A in the A/B table).
 pub const LANE_BASELINE: u8 = 1;
+/// The lane of teaching mode's answers.
+pub const LANE_TEACH: u8 = 2;
 const LANES: usize = 2;
 
 /// Wall time one chunk of simulation may take before the worker yields.
@@ -48,6 +52,9 @@ pub struct Request {
     pub id: u32,
     pub lane: u8,
     pub scenario: String,
+    /// A teaching-mode command instead of a run (`scenario` unused).
+    #[serde(default)]
+    pub teach: Option<TeachCmd>,
 }
 
 /// Latency summary of one task name, in µs.
@@ -148,6 +155,10 @@ pub enum Outcome {
         message: String,
         hint: String,
     },
+    /// Teaching mode's picture after a command.
+    Teach(Box<TeachView>),
+    /// A teaching command could not be carried out.
+    TeachError(String),
 }
 
 /// The worker's answer.
@@ -581,6 +592,8 @@ pub struct Step;
 #[derive(Debug, Default)]
 pub struct SimWorker {
     runs: [Option<(Runner, HandlerId)>; LANES],
+    /// Teaching mode's session, driven command by command.
+    teacher: Option<Teacher>,
     scheduled: bool,
     turn: usize,
 }
@@ -629,6 +642,18 @@ impl Worker for SimWorker {
     }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
+        if let Some(cmd) = &msg.teach {
+            let outcome = teach(&mut self.teacher, cmd);
+            scope.respond(
+                id,
+                Response {
+                    id: msg.id,
+                    lane: msg.lane,
+                    outcome,
+                },
+            );
+            return;
+        }
         let lane = usize::from(msg.lane).min(LANES - 1);
         // A new request on a lane cancels its run: dropping it is all.
         // An empty scenario only cancels.
@@ -641,6 +666,23 @@ impl Worker for SimWorker {
             Err(resp) => scope.respond(id, *resp),
         }
         self.schedule(scope);
+    }
+}
+
+/// Carries out a teaching command on the session (opening one if asked).
+pub fn teach(session: &mut Option<Teacher>, cmd: &TeachCmd) -> Outcome {
+    let result = match (session.as_mut(), cmd) {
+        (_, TeachCmd::Open { scenario, cpu }) => Teacher::open(scenario, *cpu).map(|t| {
+            let view = t.view();
+            *session = Some(t);
+            view
+        }),
+        (Some(t), cmd) => t.command(cmd),
+        (None, _) => Err("teaching mode has no scenario open".into()),
+    };
+    match result {
+        Ok(v) => Outcome::Teach(Box::new(v)),
+        Err(e) => Outcome::TeachError(e),
     }
 }
 
@@ -670,6 +712,7 @@ mod tests {
             id: 7,
             lane: LANE_LIVE,
             scenario: text.to_string(),
+            teach: None,
         }
     }
 

@@ -43,6 +43,7 @@ fn worker_messages_round_trip_through_the_codec() {
         id: 3,
         lane: 1,
         scenario: "eevdf-scenario v1\nend\n".into(),
+        teach: None,
     };
     let js = Swb::encode(req.clone());
     let back: Request = Swb::decode(js);
@@ -87,6 +88,7 @@ fn golden_runs_are_byte_identical_in_wasm() {
             id: 1,
             lane: 0,
             scenario: scn.to_string(),
+            teach: None,
         };
         let mut run = Runner::new(&req).expect("golden scenario parses");
         let clock = || js_sys::Date::now();

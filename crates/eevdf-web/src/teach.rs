@@ -1,0 +1,572 @@
+//! Teaching mode (spec §2-§8): step a simulation event by event or pick
+//! by pick, look at one CPU's queues in virtual time, and read why each
+//! pick and wakeup went the way it did. The reasons are the engine's
+//! (`Rq::last_pick`, `Rq::last_wakeup`); this module only puts names and
+//! virtual-time offsets into words. Going back restores a checkpoint (a
+//! clone of the simulation) taken before each command; at most
+//! [`MAX_CHECKPOINTS`] are kept, so memory stays bounded.
+
+use std::collections::VecDeque;
+
+use eevdf_core::{
+    EntityId, PickReason, PickStep, RqSnapshot, WakeupAction, WakeupDecision, WakeupReason,
+};
+use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::trace::{PrevState, TraceEvent};
+use eevdf_sim::{Nanos, Sim};
+use serde::{Deserialize, Serialize};
+
+/// Checkpoints kept for going back.
+pub const MAX_CHECKPOINTS: usize = 256;
+/// Event lines kept in the log.
+const LOG_LINES: usize = 14;
+/// Events one "next pick" may process before giving up (an idle CPU).
+const MAX_EVENTS_PER_PICK: usize = 200_000;
+/// Events an "until" may process before giving up.
+const MAX_EVENTS_UNTIL: usize = 2_000_000;
+/// A run-to traces at most this much before its target, for the log.
+const LOG_WINDOW_NS: Nanos = 5_000_000;
+
+/// What the page asks of the teaching session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TeachCmd {
+    /// A new session on `scenario`, looking at `cpu`.
+    Open { scenario: String, cpu: u32 },
+    /// Process this many events.
+    Step { events: u32 },
+    /// Run until the selected CPU picks again.
+    NextPick,
+    /// Run until this time (ns).
+    RunTo { ns: Nanos },
+    /// Undo the last command.
+    Back,
+    /// Look at another CPU.
+    Cpu { cpu: u32 },
+    /// Jump to the worst wakeup so far of task directive `task`: run to
+    /// the moment it finally ran, after replaying from the start.
+    Worst { task: u32 },
+    /// Run until a pick or a wakeup decision on the selected CPU reads
+    /// with `phrase` (e.g. "protected", "shorter slice", "next buddy").
+    Until { phrase: String },
+}
+
+/// One entity on the virtual-time axis; times are relative to the
+/// queue's V (virtual ns; negative = before V).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntView {
+    pub name: String,
+    /// `task` directive (colour) of a thread; `None` for a group.
+    pub task: Option<u32>,
+    pub group: bool,
+    pub vruntime: i64,
+    pub deadline: i64,
+    pub vprot: Option<i64>,
+    /// V - vruntime.
+    pub lag: i64,
+    pub eligible: bool,
+    pub curr: bool,
+    pub next: bool,
+    pub delayed: bool,
+    pub weight: u64,
+    pub slice: u64,
+}
+
+/// One `cfs_rq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueueView {
+    /// `root` or the group path.
+    pub name: String,
+    pub avg_vruntime: u64,
+    pub load_weight: u64,
+    pub entities: Vec<EntView>,
+}
+
+/// The teaching picture of one CPU at one moment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TeachView {
+    pub now: Nanos,
+    pub end: Nanos,
+    pub cpu: u32,
+    pub nr_cpus: u32,
+    pub events: u64,
+    pub running: Option<String>,
+    pub queues: Vec<QueueView>,
+    /// The last pick on this CPU, one sentence per level.
+    pub pick: Vec<String>,
+    /// The last wakeup-preemption decision on this CPU.
+    pub wakeup: Option<String>,
+    /// Recent scheduler events on this CPU, newest last.
+    pub log: Vec<String>,
+    pub can_go_back: bool,
+    /// A sentence about what the last command did (e.g. a jump).
+    pub note: Option<String>,
+}
+
+/// Virtual ns as signed milliseconds, e.g. `+2.250 ms`.
+fn vms(v: i64) -> String {
+    format!("{:+.3} ms", v as f64 / 1e6)
+}
+
+fn ms(t: Nanos) -> String {
+    format!("{:.3} ms", t as f64 / 1e6)
+}
+
+/// A pick level in words: who, and the engine's reason with times
+/// relative to that queue's V.
+pub fn describe_pick(step: &PickStep, name: &str) -> String {
+    let rel = |x: u64| vms(x.wrapping_sub(step.avg_vruntime) as i64);
+    let why = match step.reason {
+        PickReason::Only => "the only queued entity".to_string(),
+        PickReason::NextBuddy => "the next buddy, and eligible (PICK_BUDDY)".to_string(),
+        PickReason::Protected { vprot } => format!(
+            "current, eligible and still protected (vprot at V{}): RUN_TO_PARITY keeps it",
+            rel(vprot)
+        ),
+        PickReason::EarliestDeadline { deadline } => {
+            format!("eligible, with the earliest deadline (V{})", rel(deadline))
+        }
+        PickReason::EarliestEligibleDeadline { deadline } => format!(
+            "the earliest deadline among eligible entities (V{}); earlier deadlines belong to \
+             entities that are not eligible",
+            rel(deadline)
+        ),
+        PickReason::CurrEarlierDeadline { deadline } => format!(
+            "current, eligible, and its deadline (V{}) is earlier than any queued one",
+            rel(deadline)
+        ),
+    };
+    let delayed = if step.dequeued_delayed {
+        " It was delayed (DELAY_DEQUEUE), so the pick dequeued it and looked again."
+    } else {
+        ""
+    };
+    format!("{name}: {why}.{delayed}")
+}
+
+/// A teaching session.
+#[derive(Debug)]
+pub struct Teacher {
+    sim: Sim,
+    cpu: u32,
+    text: String,
+    history: VecDeque<(Sim, VecDeque<String>)>,
+    log: VecDeque<String>,
+    note: Option<String>,
+}
+
+impl Teacher {
+    /// Opens a session at time 0.
+    pub fn open(scenario: &str, cpu: u32) -> Result<Teacher, String> {
+        let sc = Scenario::parse(scenario).map_err(|e| e.to_string())?;
+        let sim = Sim::new(sc.sim.clone());
+        let cpu = cpu.min(sim.topology().nr_cpus().saturating_sub(1));
+        Ok(Teacher {
+            sim,
+            cpu,
+            text: sc.to_text(),
+            history: VecDeque::new(),
+            log: VecDeque::new(),
+            note: None,
+        })
+    }
+
+    fn checkpoint(&mut self) {
+        if self.history.len() == MAX_CHECKPOINTS {
+            self.history.pop_front();
+        }
+        self.history.push_back((self.sim.clone(), self.log.clone()));
+    }
+
+    /// Runs `f` with the trace on and appends this CPU's events to the log.
+    fn traced(&mut self, f: impl FnOnce(&mut Sim)) {
+        self.sim.record_trace();
+        f(&mut self.sim);
+        let trace = self.sim.take_trace();
+        let cpu = self.cpu;
+        for e in trace.events.iter().filter(|e| event_cpu(e) == Some(cpu)) {
+            let name = |t: usize| {
+                trace
+                    .tasks
+                    .get(t)
+                    .map_or("?".to_string(), |x| x.comm.clone())
+            };
+            let line = match *e {
+                TraceEvent::Switch {
+                    ts,
+                    prev,
+                    prev_state,
+                    next,
+                    ..
+                } => format!(
+                    "{}: switch {} ({}) -> {}",
+                    ms(ts),
+                    prev.map_or("idle".into(), name),
+                    match (prev, prev_state) {
+                        (None, _) => "idle",
+                        (_, PrevState::Preempted) => "preempted",
+                        (_, PrevState::Sleeping) => "sleeps",
+                    },
+                    next.map_or("idle".into(), name)
+                ),
+                TraceEvent::Wakeup { ts, task, .. } => {
+                    format!("{}: {} wakes up here", ms(ts), name(task))
+                }
+                TraceEvent::Migrate {
+                    ts,
+                    task,
+                    orig_cpu,
+                    dest_cpu,
+                    ..
+                } => format!(
+                    "{}: {} migrates {orig_cpu} -> {dest_cpu}",
+                    ms(ts),
+                    name(task)
+                ),
+                TraceEvent::Waking { .. } => continue,
+            };
+            if self.log.len() == LOG_LINES {
+                self.log.pop_front();
+            }
+            self.log.push_back(line);
+        }
+    }
+
+    /// Applies a command and returns the picture afterwards.
+    pub fn command(&mut self, cmd: &TeachCmd) -> Result<TeachView, String> {
+        self.note = None;
+        match cmd {
+            TeachCmd::Open { scenario, cpu } => *self = Teacher::open(scenario, *cpu)?,
+            TeachCmd::Cpu { cpu } => {
+                self.cpu = (*cpu).min(self.sim.topology().nr_cpus().saturating_sub(1));
+                self.log.clear();
+            }
+            TeachCmd::Back => {
+                if let Some((sim, log)) = self.history.pop_back() {
+                    self.sim = sim;
+                    self.log = log;
+                }
+            }
+            TeachCmd::Step { events } => {
+                self.checkpoint();
+                let n = (*events).clamp(1, 100_000);
+                self.traced(|sim| {
+                    for _ in 0..n {
+                        if sim.step().is_none() {
+                            break;
+                        }
+                    }
+                });
+            }
+            TeachCmd::NextPick => {
+                self.checkpoint();
+                let cpu = self.cpu;
+                let before = self.sim.rq(cpu).picks;
+                let mut found = false;
+                self.traced(|sim| {
+                    for _ in 0..MAX_EVENTS_PER_PICK {
+                        if sim.rq(cpu).picks != before {
+                            found = true;
+                            break;
+                        }
+                        if sim.step().is_none() {
+                            break;
+                        }
+                    }
+                });
+                if !found {
+                    self.note = Some(format!(
+                        "CPU{cpu} made no pick within {MAX_EVENTS_PER_PICK} events."
+                    ));
+                }
+            }
+            TeachCmd::Until { phrase } => {
+                self.checkpoint();
+                let cpu = self.cpu;
+                let mut found = false;
+                let mut picks = self.sim.rq(cpu).picks;
+                let mut wake = self.sim.rq(cpu).last_wakeup;
+                let mut steps = 0usize;
+                let phrase = phrase.clone();
+                // Trace only the stretch the log can show: restart the
+                // trace every few thousand events.
+                while !found && steps < MAX_EVENTS_UNTIL {
+                    self.traced(|sim| {
+                        for _ in 0..4096 {
+                            if sim.step().is_none() {
+                                steps = MAX_EVENTS_UNTIL;
+                                return;
+                            }
+                            steps += 1;
+                            let rq = sim.rq(cpu);
+                            let mut text = String::new();
+                            if rq.picks != picks {
+                                picks = rq.picks;
+                                for st in &rq.last_pick {
+                                    text.push_str(&describe_pick(
+                                        st,
+                                        &sim.entity_name(cpu, st.picked),
+                                    ));
+                                }
+                            }
+                            if rq.last_wakeup != wake {
+                                wake = rq.last_wakeup;
+                                if let Some((eid, d)) = wake {
+                                    text.push_str(&describe_wakeup(sim, cpu, eid, d));
+                                }
+                            }
+                            if !text.is_empty() && text.contains(&phrase) {
+                                found = true;
+                                return;
+                            }
+                        }
+                    });
+                }
+                if !found {
+                    self.note = Some(format!("No pick or wakeup on CPU{cpu} read `{phrase}` within {MAX_EVENTS_UNTIL} events."));
+                }
+            }
+            TeachCmd::RunTo { ns } => {
+                self.checkpoint();
+                let target = *ns;
+                let quiet = target.saturating_sub(LOG_WINDOW_NS);
+                self.sim.run_until(quiet);
+                self.traced(|sim| sim.run_until(target));
+            }
+            TeachCmd::Worst { task } => {
+                // The sample as the full run saw it (replayed here from the
+                // start; deterministic, so it is the same wakeup).
+                let end = self.sim.duration();
+                let mut full =
+                    Sim::new(Scenario::parse(&self.text).map_err(|e| e.to_string())?.sim);
+                full.run_until(end);
+                let dirs = full.thread_directives();
+                let worst = full
+                    .worst_wakeups()
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(t, _)| dirs[*t] == *task as usize)
+                    .filter_map(|(_, w)| w)
+                    .max_by_key(|(lat, at)| (*lat, std::cmp::Reverse(*at)));
+                let Some((lat, at)) = worst else {
+                    return Err("this task has no wakeups".into());
+                };
+                self.checkpoint();
+                let cfg = full_config(&self.text)?;
+                // Stop just before the switch to the delayed task (its
+                // latency ends after the switch cost): the picture shows
+                // who held the CPU and why it waited.
+                let target = (at + lat).saturating_sub(cfg.costs.switch_ns + 1);
+                let mut sim = Sim::new(cfg);
+                sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
+                self.sim = sim;
+                self.log.clear();
+                self.traced(|sim| sim.run_until(target));
+                self.note = Some(format!(
+                    "The worst wakeup: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
+                    ms(at),
+                    ms(lat),
+                    lat / 1000
+                ));
+            }
+        }
+        Ok(self.view())
+    }
+
+    /// The picture of the selected CPU now.
+    pub fn view(&self) -> TeachView {
+        let cpu = self.cpu;
+        let now = self
+            .sim
+            .next_event_time()
+            .map_or(self.sim.duration(), |_| self.now());
+        let mut rq = self.sim.rq(cpu).clone();
+        rq.set_clock(now.max(rq.clock));
+        rq.update_curr_all();
+        let snap: RqSnapshot = rq.snapshot();
+        let name = |eid| self.sim.entity_name(cpu, eid);
+        let queues = snap
+            .queues
+            .iter()
+            .map(|q| QueueView {
+                name: q.group_se.map_or("root".to_string(), name),
+                avg_vruntime: q.avg_vruntime,
+                load_weight: q.load_weight,
+                entities: q
+                    .entities
+                    .iter()
+                    .map(|e| {
+                        let rel = |x: u64| x.wrapping_sub(q.avg_vruntime) as i64;
+                        EntView {
+                            name: name(e.id),
+                            task: self.sim.entity_directive(cpu, e.id).map(|d| d as u32),
+                            group: e.my_q.is_some(),
+                            vruntime: rel(e.vruntime),
+                            deadline: rel(e.deadline),
+                            vprot: e.vprot.map(rel),
+                            lag: e.lag,
+                            eligible: e.eligible,
+                            curr: e.is_curr,
+                            next: e.is_next,
+                            delayed: e.delayed,
+                            weight: e.weight,
+                            slice: e.slice,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let pick = snap
+            .last_pick
+            .iter()
+            .map(|s| describe_pick(s, &name(s.picked)))
+            .collect();
+        let wakeup = rq
+            .last_wakeup
+            .map(|(eid, d)| describe_wakeup(&self.sim, cpu, eid, d));
+        TeachView {
+            now,
+            end: self.sim.duration(),
+            cpu,
+            nr_cpus: self.sim.topology().nr_cpus(),
+            events: self.sim.events(),
+            running: snap.curr_task.map(name),
+            queues,
+            pick,
+            wakeup,
+            log: self.log.iter().cloned().collect(),
+            can_go_back: !self.history.is_empty(),
+            note: self.note.clone(),
+        }
+    }
+
+    /// The time the simulation has reached: its runqueues' latest clock.
+    fn now(&self) -> Nanos {
+        (0..self.sim.topology().nr_cpus())
+            .map(|c| self.sim.rq(c).clock)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// A wakeup-preemption decision in words, with the engine's reason and,
+/// when someone else won the pick, who (and whether curr was protected).
+pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) -> String {
+    let verdict = match (d.preempt, d.action) {
+        (false, _) => "does not preempt",
+        (true, WakeupAction::Short) => "preempts: shorter slice (PREEMPT_SHORT)",
+        (true, WakeupAction::Pick) => "preempts: it would be picked now",
+        (true, _) => "preempts",
+    };
+    let mut why = d.reason.describe().to_string();
+    if let WakeupReason::PickedOther { picked: Some(p) } = d.reason {
+        why = format!("{why}: {}", sim.entity_name(cpu, p));
+        let rq = sim.rq(cpu);
+        let curr_protected = rq.snapshot().queues.iter().any(|q| {
+            q.entities
+                .iter()
+                .any(|e| e.id == p && e.is_curr && e.vprot.is_some())
+        });
+        if curr_protected {
+            why.push_str(", current and protected (RUN_TO_PARITY)");
+        }
+    }
+    format!("{} woke: {verdict} ({why}).", sim.entity_name(cpu, eid))
+}
+
+fn full_config(text: &str) -> Result<eevdf_sim::SimConfig, String> {
+    Ok(Scenario::parse(text).map_err(|e| e.to_string())?.sim)
+}
+
+fn event_cpu(e: &TraceEvent) -> Option<u32> {
+    match *e {
+        TraceEvent::Switch { cpu, .. } | TraceEvent::Wakeup { cpu, .. } => Some(cpu),
+        TraceEvent::Migrate { dest_cpu, .. } => Some(dest_cpu),
+        TraceEvent::Waking { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_tasks() -> Teacher {
+        let text = eevdf_scenario::presets::preset("two-tasks").unwrap().text;
+        Teacher::open(text, 0).unwrap()
+    }
+
+    #[test]
+    fn next_pick_stops_at_a_pick_and_says_why() {
+        let mut t = two_tasks();
+        let v = t.command(&TeachCmd::NextPick).unwrap();
+        assert!(!v.pick.is_empty(), "{v:?}");
+        assert!(v.running.is_some());
+        let v = t.command(&TeachCmd::NextPick).unwrap();
+        let all = v.pick.join(" ");
+        assert!(
+            all.contains("eligible") || all.contains("only queued"),
+            "{all}"
+        );
+        // Both tasks are on the axis with deadlines after their vruntime.
+        let q = &v.queues[0];
+        for e in &q.entities {
+            assert!(e.deadline > e.vruntime, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn back_restores_the_previous_picture() {
+        let mut t = two_tasks();
+        let a = t.command(&TeachCmd::RunTo { ns: 5_000_000 }).unwrap();
+        let b = t.command(&TeachCmd::NextPick).unwrap();
+        assert!(b.events > a.events);
+        let back = t.command(&TeachCmd::Back).unwrap();
+        assert_eq!(back.events, a.events);
+        assert_eq!(back.queues, a.queues);
+    }
+
+    #[test]
+    fn stepping_is_deterministic_and_matches_a_direct_run() {
+        let mut t = two_tasks();
+        for _ in 0..50 {
+            t.command(&TeachCmd::Step { events: 3 }).unwrap();
+        }
+        let stepped = t.view();
+        let mut u = two_tasks();
+        let direct = u.command(&TeachCmd::Step { events: 150 }).unwrap();
+        assert_eq!(stepped.queues, direct.queues);
+        assert_eq!(stepped.events, direct.events);
+    }
+
+    #[test]
+    fn a_worst_wakeup_jump_lands_before_the_task_ran() {
+        let text = eevdf_scenario::presets::preset("preempt-short")
+            .unwrap()
+            .text;
+        let off = text.replace("end\n", "features NO_PREEMPT_SHORT\nend\n");
+        let mut t = Teacher::open(&off, 0).unwrap();
+        let v = t.command(&TeachCmd::Worst { task: 0 }).unwrap();
+        let note = v.note.clone().unwrap();
+        assert!(note.contains("worst wakeup"), "{note}");
+        // ct is queued and waiting; an rt task holds the CPU.
+        let ct = v.queues[0]
+            .entities
+            .iter()
+            .find(|e| e.name.starts_with("ct."))
+            .expect("ct queued");
+        assert!(!ct.curr, "{v:?}");
+        assert!(
+            v.running.as_deref().is_some_and(|r| r.starts_with("rt.")),
+            "{:?}",
+            v.running
+        );
+    }
+
+    #[test]
+    fn checkpoints_are_bounded() {
+        let mut t = two_tasks();
+        for _ in 0..MAX_CHECKPOINTS + 10 {
+            t.command(&TeachCmd::Step { events: 1 }).unwrap();
+        }
+        assert_eq!(t.history.len(), MAX_CHECKPOINTS);
+    }
+}

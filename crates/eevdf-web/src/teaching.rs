@@ -1,0 +1,299 @@
+//! The teaching pane: one CPU's queues on a virtual-time axis (V, each
+//! entity's vruntime and request up to its deadline, eligibility, curr's
+//! vprot, the next buddy, delayed entities), the engine's reasons for the
+//! last pick and wakeup in words, stepping controls, and the guided
+//! tours with their captions. The picture comes from the worker
+//! ([`crate::teach::TeachView`]); this module only draws it (SVG: its
+//! geometry is attributes, which the CSP allows).
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::charts::colour;
+use crate::teach::{EntView, QueueView, TeachCmd, TeachView};
+use crate::tours::TOURS;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct Props {
+    pub view: Option<Rc<TeachView>>,
+    pub error: Option<String>,
+    /// The page's scenario, for "restart from my scenario".
+    pub scenario: String,
+    pub on_cmd: Callback<TeachCmd>,
+    pub on_close: Callback<()>,
+}
+
+fn ms(v: i64) -> String {
+    format!("{:+.2}", v as f64 / 1e6)
+}
+
+const W: f64 = 640.0;
+const LEFT: f64 = 120.0;
+const RIGHT: f64 = 16.0;
+const ROW: f64 = 24.0;
+const TOP: f64 = 26.0;
+
+/// One queue on a virtual-time axis centred on V.
+fn axis(q: &QueueView) -> Html {
+    let span = q
+        .entities
+        .iter()
+        .flat_map(|e| [e.vruntime, e.deadline, e.vprot.unwrap_or(0)])
+        .map(i64::unsigned_abs)
+        .max()
+        .unwrap_or(0)
+        .max(1_000_000) as f64
+        * 1.1;
+    let plot = W - LEFT - RIGHT;
+    let x = |v: i64| LEFT + plot / 2.0 + (v as f64 / span) * (plot / 2.0);
+    let h = TOP + ROW * q.entities.len().max(1) as f64 + 22.0;
+    let ticks = [-1.0, -0.5, 0.0, 0.5, 1.0];
+    let ent = |(i, e): (usize, &EntView)| {
+        let y = TOP + ROW * i as f64;
+        let (r, g, b) = colour(e.task.unwrap_or(7) as usize);
+        let fill = format!("rgb({r},{g},{b})");
+        let (x0, x1) = (x(e.vruntime), x(e.deadline));
+        let title = format!(
+            "{}: weight {}, slice {:.3} ms, lag {} ms (V - vruntime), {}{}{}",
+            e.name,
+            e.weight,
+            e.slice as f64 / 1e6,
+            ms(e.lag),
+            if e.eligible {
+                "eligible"
+            } else {
+                "not eligible"
+            },
+            if e.delayed { ", delayed" } else { "" },
+            if e.next { ", next buddy" } else { "" },
+        );
+        let mut label = e.name.clone();
+        if e.curr {
+            label = format!("▶ {label}");
+        }
+        if e.next {
+            label.push_str(" ★");
+        }
+        html! {
+            <g class={classes!("ent", e.eligible.then_some("eligible"), e.curr.then_some("curr"), e.delayed.then_some("delayed"))}
+               data-entity={e.name.clone()} data-eligible={e.eligible.to_string()}>
+                <title>{ title }</title>
+                <text x={(LEFT - 6.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end" class="ent-label">{ label }</text>
+                <rect x={x0.min(x1).to_string()} y={(y - 5.0).to_string()} width={(x1 - x0).abs().max(1.0).to_string()} height="10"
+                      fill={fill.clone()} fill-opacity={if e.eligible { "0.85" } else { "0.3" }}
+                      stroke={fill.clone()} stroke-dasharray={if e.delayed { "3 2" } else { "none" }} />
+                <circle cx={x0.to_string()} cy={y.to_string()} r="4" fill={fill} class="vrt" />
+                if let Some(p) = e.vprot {
+                    <line x1={x(p).to_string()} x2={x(p).to_string()} y1={(y - 9.0).to_string()} y2={(y + 9.0).to_string()} class="vprot" />
+                    <text x={(x(p) + 3.0).to_string()} y={(y - 8.0).to_string()} class="tick-label">{ "vprot" }</text>
+                }
+            </g>
+        }
+    };
+    html! {
+        <figure class="vaxis" data-queue={q.name.clone()}>
+            <figcaption>
+                <b>{ format!("cfs_rq {}", q.name) }</b>
+                { format!(" · load {} · V at 0; bars run from vruntime to the virtual deadline (ms); faded = not eligible, dashed = delayed, ★ = next buddy, ▶ = running", q.load_weight) }
+            </figcaption>
+            <svg viewBox={format!("0 0 {W} {h}")} class="vaxis" role="img"
+                 aria-label={format!("Virtual time of queue {}", q.name)}>
+                // Eligible side (vruntime at or before V) is the left half.
+                <rect x={LEFT.to_string()} y="14" width={(plot / 2.0).to_string()} height={(h - 36.0).to_string()} class="eligible-zone" />
+                { for ticks.iter().map(|t| {
+                    let v = (t * span) as i64;
+                    html! {
+                        <>
+                            <line x1={x(v).to_string()} x2={x(v).to_string()} y1="14" y2={(h - 22.0).to_string()}
+                                  class={if *t == 0.0 { "vline" } else { "grid" }} />
+                            <text x={x(v).to_string()} y={(h - 8.0).to_string()} text-anchor="middle" class="tick-label">
+                                { if *t == 0.0 { "V".to_string() } else { ms(v) } }
+                            </text>
+                        </>
+                    }
+                }) }
+                { for q.entities.iter().enumerate().map(ent) }
+            </svg>
+        </figure>
+    }
+}
+
+#[function_component(TeachingPane)]
+pub fn teaching_pane(p: &Props) -> Html {
+    // (tour index, steps done)
+    let tour = use_state(|| None::<(usize, usize)>);
+    let run_ms = use_state(|| "10".to_string());
+    let cmd = |c: TeachCmd| {
+        let on = p.on_cmd.clone();
+        Callback::from(move |_: MouseEvent| on.emit(c.clone()))
+    };
+    let restart = {
+        let on = p.on_cmd.clone();
+        let scenario = p.scenario.clone();
+        let tour = tour.clone();
+        let cpu = p.view.as_ref().map_or(0, |v| v.cpu);
+        Callback::from(move |_: MouseEvent| {
+            tour.set(None);
+            on.emit(TeachCmd::Open {
+                scenario: scenario.clone(),
+                cpu,
+            });
+        })
+    };
+    let on_tour = {
+        let on = p.on_cmd.clone();
+        let tour = tour.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Some(i) = TOURS.iter().position(|t| t.id == el.value()) {
+                tour.set(Some((i, 0)));
+                on.emit(TeachCmd::Open {
+                    scenario: TOURS[i].scenario.to_string(),
+                    cpu: TOURS[i].cpu,
+                });
+            }
+        })
+    };
+    let on_tour_next = {
+        let on = p.on_cmd.clone();
+        let tour = tour.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some((i, k)) = *tour {
+                if let Some(s) = TOURS[i].steps.get(k) {
+                    on.emit(s.go.cmd());
+                    tour.set(Some((i, k + 1)));
+                }
+            }
+        })
+    };
+    let on_cpu = {
+        let on = p.on_cmd.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(cpu) = el.value().parse() {
+                on.emit(TeachCmd::Cpu { cpu });
+            }
+        })
+    };
+    let on_run_ms = {
+        let run_ms = run_ms.clone();
+        Callback::from(move |e: InputEvent| {
+            let el: web_sys::HtmlInputElement = e.target_unchecked_into();
+            run_ms.set(el.value());
+        })
+    };
+    let on_run_to = {
+        let on = p.on_cmd.clone();
+        let run_ms = run_ms.clone();
+        let now = p.view.as_ref().map_or(0, |v| v.now);
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Ok(v) = run_ms.trim().parse::<f64>() {
+                if v.is_finite() && v >= 0.0 {
+                    let ns = (v * 1e6) as u64;
+                    on.emit(TeachCmd::RunTo { ns: ns.max(now) });
+                }
+            }
+        })
+    };
+    let close = {
+        let on = p.on_close.clone();
+        Callback::from(move |_: MouseEvent| on.emit(()))
+    };
+
+    let caption = tour.map(|(i, k)| {
+        let t = &TOURS[i];
+        let text = if k == 0 {
+            format!(
+                "{}: press Next to start ({} steps).",
+                t.title,
+                t.steps.len()
+            )
+        } else {
+            t.steps[k - 1].caption.to_string()
+        };
+        (t, k, text)
+    });
+
+    let body = match (&p.view, &p.error) {
+        (_, Some(e)) => html! { <p class="error" data-testid="teach-error">{ e }</p> },
+        (None, None) => html! { <p class="muted">{ "Opening…" }</p> },
+        (Some(v), None) => html! {
+            <>
+                <p class="teach-now" data-testid="teach-now">
+                    { format!("t = {:.3} ms of {:.0} ms · {} events · CPU{} runs ", v.now as f64 / 1e6, v.end as f64 / 1e6, v.events, v.cpu) }
+                    <b>{ v.running.clone().unwrap_or_else(|| "idle".into()) }</b>
+                </p>
+                if let Some(n) = &v.note {
+                    <p class="note" data-testid="teach-note">{ n }</p>
+                }
+                <div class="why">
+                    <h4>{ "Last pick" }</h4>
+                    <ol data-testid="pick-reasons">
+                        { for v.pick.iter().map(|s| html! { <li>{ s }</li> }) }
+                    </ol>
+                    if let Some(w) = &v.wakeup {
+                        <h4>{ "Last wakeup" }</h4>
+                        <p data-testid="wakeup-reason">{ w }</p>
+                    }
+                </div>
+                { for v.queues.iter().filter(|q| !q.entities.is_empty()).map(axis) }
+                <details class="log" open=true>
+                    <summary>{ format!("Events on CPU{}", v.cpu) }</summary>
+                    <pre data-testid="teach-log">{ v.log.join("\n") }</pre>
+                </details>
+            </>
+        },
+    };
+    let nr = p.view.as_ref().map_or(1, |v| v.nr_cpus);
+    let cur_cpu = p.view.as_ref().map_or(0, |v| v.cpu);
+    let can_back = p.view.as_ref().is_some_and(|v| v.can_go_back);
+    html! {
+        <section class="pane teaching" aria-label="Teaching mode" data-testid="teaching">
+            <div class="teach-head">
+                <h2>{ "Teaching mode" }</h2>
+                <label>{ "Tour " }
+                    <select onchange={on_tour} data-testid="tour">
+                        <option value="" selected={tour.is_none()} disabled=true>{ "choose…" }</option>
+                        { for TOURS.iter().enumerate().map(|(i, t)| html! {
+                            <option value={t.id} selected={tour.is_some_and(|(j, _)| j == i)}>{ t.title }</option>
+                        }) }
+                    </select>
+                </label>
+                <label>{ "CPU " }
+                    <select onchange={on_cpu} data-testid="teach-cpu">
+                        { for (0..nr).map(|c| html! { <option value={c.to_string()} selected={c == cur_cpu}>{ c }</option> }) }
+                    </select>
+                </label>
+                <button type="button" onclick={close} class="close" aria-label="Close teaching mode">{ "×" }</button>
+            </div>
+            if let Some((t, k, text)) = caption {
+                <div class="caption" data-testid="tour-caption">
+                    <p>{ text }</p>
+                    if k < t.steps.len() {
+                        <button type="button" class="primary" onclick={on_tour_next} data-testid="tour-next">
+                            { format!("Next ▶ ({}/{})", k + 1, t.steps.len()) }
+                        </button>
+                    } else {
+                        <p class="muted" data-testid="tour-done">{ "End of the tour. Keep stepping, or flip a feature in your own scenario." }</p>
+                    }
+                </div>
+            }
+            <div class="controls" role="toolbar" aria-label="Stepping">
+                <button type="button" onclick={restart} data-testid="teach-restart" title="Start over with the page's scenario">{ "⟲ My scenario" }</button>
+                <button type="button" onclick={cmd(TeachCmd::Back)} disabled={!can_back} data-testid="teach-back">{ "◀ Back" }</button>
+                <button type="button" onclick={cmd(TeachCmd::Step { events: 1 })} data-testid="teach-step">{ "Step" }</button>
+                <button type="button" onclick={cmd(TeachCmd::NextPick)} data-testid="teach-next-pick">{ "Next pick" }</button>
+                <form class="run-to" onsubmit={on_run_to}>
+                    <label>{ "Run to " }
+                        <input type="text" size="6" value={(*run_ms).clone()} oninput={on_run_ms} data-testid="teach-run-ms" />
+                        { " ms" }
+                    </label>
+                    <button type="submit">{ "Go" }</button>
+                </form>
+            </div>
+            { body }
+        </section>
+    }
+}
