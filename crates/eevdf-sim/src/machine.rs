@@ -564,6 +564,11 @@ impl Sim {
         self.threads.iter().map(|t| t.worst).collect()
     }
 
+    /// The CPU thread `tid` (creation order) is on or last ran on.
+    pub fn thread_cpu(&self, tid: usize) -> u32 {
+        self.threads[tid].cpu
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Nanos> {
         self.q.peek_time()

@@ -222,11 +222,13 @@ pub fn app() -> Html {
                 .encoding::<Swb>()
                 .callback(move |resp: Response| {
                     if resp.lane == LANE_TEACH {
-                        *teach.borrow_mut() = match resp.outcome {
-                            Outcome::Teach(v) => (Some(Rc::new(*v)), None),
-                            Outcome::TeachError(e) => (teach.borrow().0.clone(), Some(e)),
+                        let mut t = teach.borrow_mut();
+                        match resp.outcome {
+                            Outcome::Teach(v) => *t = (Some(Rc::new(*v)), None),
+                            Outcome::TeachError(e) => t.1 = Some(e),
                             _ => return,
-                        };
+                        }
+                        drop(t);
                         tick.set(*tick + 1);
                         return;
                     }

@@ -74,9 +74,9 @@ pub struct EntView {
 /// One `cfs_rq`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueView {
-    /// `root` or the group path.
+    /// `root` or the group path. (V itself is not sent: vruntimes are
+    /// u64 that need not fit a JS number; everything is relative to V.)
     pub name: String,
-    pub avg_vruntime: u64,
     pub load_weight: u64,
     pub entities: Vec<EntView>,
 }
@@ -345,9 +345,9 @@ impl Teacher {
                     .into_iter()
                     .enumerate()
                     .filter(|(t, _)| dirs[*t] == *task as usize)
-                    .filter_map(|(_, w)| w)
-                    .max_by_key(|(lat, at)| (*lat, std::cmp::Reverse(*at)));
-                let Some((lat, at)) = worst else {
+                    .filter_map(|(t, w)| w.map(|(lat, at)| (lat, at, t)))
+                    .max_by_key(|(lat, at, _)| (*lat, std::cmp::Reverse(*at)));
+                let Some((lat, at, tid)) = worst else {
                     return Err("this task has no wakeups".into());
                 };
                 self.checkpoint();
@@ -360,7 +360,10 @@ impl Teacher {
                 sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
                 self.sim = sim;
                 self.log.clear();
+                // Look where the task waits.
+                self.cpu = self.sim.thread_cpu(tid);
                 self.traced(|sim| sim.run_until(target));
+                self.cpu = self.sim.thread_cpu(tid);
                 self.note = Some(format!(
                     "The worst wakeup: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
                     ms(at),
@@ -389,7 +392,6 @@ impl Teacher {
             .iter()
             .map(|q| QueueView {
                 name: q.group_se.map_or("root".to_string(), name),
-                avg_vruntime: q.avg_vruntime,
                 load_weight: q.load_weight,
                 entities: q
                     .entities

@@ -152,3 +152,34 @@ async fn machine_view_places_a_template_on_a_cpu() {
     assert_eq!(sc.sim.tasks.len(), 1);
     assert_eq!(sc.sim.tasks[0].cpus.as_deref(), Some(&[5][..]));
 }
+
+/// Teaching answers cross the worker codec: every number in them fits
+/// a JS number (vruntimes are sent relative to V).
+#[wasm_bindgen_test]
+fn teaching_views_cross_the_codec() {
+    use eevdf_web::teach::TeachCmd;
+    use eevdf_web::worker::{teach, Outcome, Response, Swb};
+    use gloo::worker::Codec;
+    let mut session = None;
+    let text = eevdf_scenario::presets::preset("preempt-short")
+        .unwrap()
+        .text;
+    for cmd in [
+        TeachCmd::Open {
+            scenario: text.to_string(),
+            cpu: 0,
+        },
+        TeachCmd::RunTo { ns: 30_000_000 },
+        TeachCmd::NextPick,
+    ] {
+        let outcome = teach(&mut session, &cmd);
+        assert!(matches!(outcome, Outcome::Teach(_)), "{outcome:?}");
+        let resp = Response {
+            id: 1,
+            lane: 2,
+            outcome,
+        };
+        let back: Response = Swb::decode(Swb::encode(resp.clone()));
+        assert_eq!(back, resp);
+    }
+}
