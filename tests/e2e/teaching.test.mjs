@@ -59,6 +59,14 @@ try {
   check(ct.some((n) => n.startsWith('ct.')), `ct on the axis at its worst wakeup: ${ct}`);
   await page.screenshot({ path: 'target/e2e/teaching-jump.png', fullPage: true });
 
+  // A sample clicked on the latency CDF: the end of ct's curve.
+  await page.click('[data-testid=teach]'); // close
+  const probe = await page.getAttribute('[data-testid=cdf]', 'data-probe');
+  const [px, py] = probe.split(',').map(Number);
+  await page.click('[data-testid=cdf]', { position: { x: px, y: py } });
+  await page.waitForFunction(() => document.querySelector('[data-testid=teach-note]')?.textContent.includes('first wakeup this slow'), null, { timeout: 20000 });
+  console.log(`  CDF click: ${await page.textContent('[data-testid=teach-note]')}`);
+
   problems.push(...(await cspViolations(page)).map((v) => `csp: ${v}`));
   if (problems.length) {
     failed = true;

@@ -181,6 +181,10 @@ pub struct Sim {
     hb_left: Vec<u64>,
     sch_requests: Vec<u64>,
     sch_hist: Vec<LatencyHist>,
+    /// Teaching mode's watch: (directive, latency threshold) and the
+    /// first wakeup that met it: (latency, wake time, thread).
+    watch: Option<(usize, Nanos)>,
+    watch_hit: Option<(Nanos, Nanos, usize)>,
 }
 
 impl Sim {
@@ -275,6 +279,8 @@ impl Sim {
             hb_left: vec![0; cfg.tasks.len()],
             sch_requests: vec![0; cfg.tasks.len()],
             sch_hist: vec![LatencyHist::new(); cfg.tasks.len()],
+            watch: None,
+            watch_hit: None,
             cfg,
         };
         sim.spawn_threads(&mut rng);
@@ -562,6 +568,19 @@ impl Sim {
     /// the time the wakeup was asked for.
     pub fn worst_wakeups(&self) -> Vec<Option<(Nanos, Nanos)>> {
         self.threads.iter().map(|t| t.worst).collect()
+    }
+
+    /// Watches for the first wakeup of a thread of `task` directive with
+    /// a latency of at least `threshold` (teaching mode: "show me a
+    /// sample this slow"). Recording only; no effect on the run.
+    pub fn watch_latency(&mut self, task: usize, threshold: Nanos) {
+        self.watch = Some((task, threshold));
+        self.watch_hit = None;
+    }
+
+    /// The watched wakeup once it happened: (latency, wake time, thread).
+    pub fn watch_hit(&self) -> Option<(Nanos, Nanos, usize)> {
+        self.watch_hit
     }
 
     /// The CPU thread `tid` (creation order) is on or last ran on.
@@ -1067,11 +1086,17 @@ impl Sim {
             c.run_start.max(now)
         };
         c.run_start = start;
+        let watch = self.watch;
         let t = &mut self.threads[tid];
         t.state = State::Running;
         if let Some(stamp) = t.wake_stamp.take() {
             let lat = start.saturating_sub(stamp);
             t.hist.record(lat);
+            if let Some((d, threshold)) = watch {
+                if t.directive == d && lat >= threshold && self.watch_hit.is_none() {
+                    self.watch_hit = Some((lat, stamp, tid));
+                }
+            }
             // The worst wakeup and when it was asked for (teaching mode
             // jumps there); the first of equal ones is kept.
             if t.worst.is_none_or(|(w, _)| lat > w) {

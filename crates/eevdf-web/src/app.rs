@@ -329,6 +329,23 @@ pub fn app() -> Html {
         })
     };
 
+    // A click on the CDF: teaching mode at the first wakeup that slow.
+    let on_sample = {
+        let teaching = teaching.clone();
+        let send_teach = send_teach.clone();
+        let text = text.clone();
+        let teach = teach.clone();
+        Callback::from(move |(task, at_least_ns): (u32, u64)| {
+            *teach.borrow_mut() = (None, None);
+            send_teach.emit(TeachCmd::Open {
+                scenario: (*text).clone(),
+                cpu: 0,
+            });
+            send_teach.emit(TeachCmd::Sample { task, at_least_ns });
+            teaching.set(true);
+        })
+    };
+
     let parsed = Scenario::parse(&text);
 
     // Every text change: run (debounced) when it parses, follow the
@@ -534,7 +551,7 @@ pub fn app() -> Html {
             html! {
                 <div class="charts">
                     <figure>
-                        <CdfChart current={cur} baseline={base} dark={*dark} />
+                        <CdfChart current={cur} baseline={base} dark={*dark} on_sample={on_sample.clone()} />
                         <figcaption class="muted">
                             { "Wakeup latency CDF: share of wakeups at or below each latency (log axes)." }
                             if baseline.is_some() { { " Thin lines: baseline A." } }

@@ -83,24 +83,66 @@ pub struct CdfProps {
     /// The pinned baseline's, drawn thin and faded.
     pub baseline: Option<Shared<Vec<Cdf>>>,
     pub dark: bool,
+    /// A click near a curve: (task directive, latency ns of the nearest
+    /// point), for teaching mode's "show me this sample".
+    #[prop_or_default]
+    pub on_sample: Option<Callback<(u32, u64)>>,
 }
+
+/// Where each current curve's points were drawn: (task, [(px, py, µs)]).
+type Drawn = Vec<(usize, Vec<(i32, i32, f64)>)>;
 
 #[function_component(CdfChart)]
 pub fn cdf_chart(p: &CdfProps) -> Html {
     let canvas = use_node_ref();
+    let drawn = use_mut_ref(Drawn::new);
     {
         let canvas = canvas.clone();
+        let drawn = drawn.clone();
         let current = p.current.clone();
         let baseline = p.baseline.clone();
         let dark = p.dark;
         use_effect_with((p.current.clone(), p.baseline.clone(), p.dark), move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                let _ = draw_cdf(&c, &current.0, baseline.as_ref().map(|b| &*b.0), dark);
+                let mut d = drawn.borrow_mut();
+                d.clear();
+                let _ = draw_cdf(
+                    &c,
+                    &current.0,
+                    baseline.as_ref().map(|b| &*b.0),
+                    dark,
+                    &mut d,
+                );
+                // Where the first curve ends (its slowest sample), for tools
+                // and tests that click the chart.
+                if let Some((_, pts)) = d.first() {
+                    if let Some(&(x, y, _)) = pts.last() {
+                        let _ = c.set_attribute("data-probe", &format!("{x},{y}"));
+                    }
+                }
             }
         });
     }
+    let onclick = p.on_sample.clone().map(|cb| {
+        let drawn = drawn.clone();
+        Callback::from(move |e: MouseEvent| {
+            let (x, y) = (e.offset_x(), e.offset_y());
+            let best = drawn
+                .borrow()
+                .iter()
+                .flat_map(|(task, pts)| pts.iter().map(move |p| (*task, *p)))
+                .map(|(task, (px, py, us))| ((px - x).pow(2) + (py - y).pow(2), task, us))
+                .min_by_key(|(d, _, _)| *d);
+            if let Some((d, task, us)) = best {
+                if d <= 30 * 30 {
+                    cb.emit((task as u32, (us * 1000.0) as u64));
+                }
+            }
+        })
+    });
     html! {
-        <canvas ref={canvas} class="chart cdf" data-testid="cdf"
+        <canvas ref={canvas} class={classes!("chart", "cdf", onclick.is_some().then_some("clickable"))} data-testid="cdf"
+                {onclick} title="Click a point of a curve to see that wakeup in teaching mode"
                 aria-label="Wakeup latency distribution: fraction of wakeups at or below each latency" />
     }
 }
@@ -149,6 +191,7 @@ fn draw_cdf(
     current: &[Cdf],
     baseline: Option<&Vec<Cdf>>,
     dark: bool,
+    drawn: &mut Drawn,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let (w, h) = fit(canvas, None);
     let ctx = context_2d(canvas).ok_or("no 2d context")?;
@@ -222,6 +265,17 @@ fn draw_cdf(
     root.present()?;
     // Text: tick labels, axis title, legend.
     let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    for (i, c) in current.iter().enumerate() {
+        let pts = c
+            .points
+            .iter()
+            .map(|&(x, f)| {
+                let (a, b) = px(x.max(lo), nines(f));
+                (a, b, x)
+            })
+            .collect();
+        drawn.push((i, pts));
+    }
     ctx.set_text_align("center");
     for &x in &xt {
         let (cx, cy) = px(x, 0.0);

@@ -45,6 +45,9 @@ pub enum TeachCmd {
     /// Jump to the worst wakeup so far of task directive `task`: run to
     /// the moment it finally ran, after replaying from the start.
     Worst { task: u32 },
+    /// Jump to the first wakeup of task directive `task` that took at
+    /// least `at_least_ns` (a point clicked on the latency CDF).
+    Sample { task: u32, at_least_ns: Nanos },
     /// Run until a pick or a wakeup decision on the selected CPU reads
     /// with `phrase` (e.g. "protected", "shorter slice", "next buddy").
     Until { phrase: String },
@@ -333,46 +336,75 @@ impl Teacher {
                 self.traced(|sim| sim.run_until(target));
             }
             TeachCmd::Worst { task } => {
-                // The sample as the full run saw it (replayed here from the
-                // start; deterministic, so it is the same wakeup).
-                let end = self.sim.duration();
-                let mut full =
-                    Sim::new(Scenario::parse(&self.text).map_err(|e| e.to_string())?.sim);
-                full.run_until(end);
+                // The worst latency of the full run, then its first
+                // occurrence (deterministic replay, so the same wakeup).
+                let mut full = Sim::new(full_config(&self.text)?);
+                full.run_until(full.duration());
                 let dirs = full.thread_directives();
                 let worst = full
                     .worst_wakeups()
                     .into_iter()
                     .enumerate()
                     .filter(|(t, _)| dirs[*t] == *task as usize)
-                    .filter_map(|(t, w)| w.map(|(lat, at)| (lat, at, t)))
-                    .max_by_key(|(lat, at, _)| (*lat, std::cmp::Reverse(*at)));
-                let Some((lat, at, tid)) = worst else {
-                    return Err("this task has no wakeups".into());
-                };
-                self.checkpoint();
-                let cfg = full_config(&self.text)?;
-                // Stop just before the switch to the delayed task (its
-                // latency ends after the switch cost): the picture shows
-                // who held the CPU and why it waited.
-                let target = (at + lat).saturating_sub(cfg.costs.switch_ns + 1);
-                let mut sim = Sim::new(cfg);
-                sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
-                self.sim = sim;
-                self.log.clear();
-                // Look where the task waits.
-                self.cpu = self.sim.thread_cpu(tid);
-                self.traced(|sim| sim.run_until(target));
-                self.cpu = self.sim.thread_cpu(tid);
-                self.note = Some(format!(
-                    "The worst wakeup: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
-                    ms(at),
-                    ms(lat),
-                    lat / 1000
-                ));
+                    .filter_map(|(_, w)| w.map(|(lat, _)| lat))
+                    .max()
+                    .ok_or("this task has no wakeups")?;
+                self.jump_to_sample(*task, worst, "The worst wakeup")?;
+            }
+            TeachCmd::Sample { task, at_least_ns } => {
+                self.jump_to_sample(*task, *at_least_ns, "The first wakeup this slow")?;
             }
         }
         Ok(self.view())
+    }
+
+    /// Replays the scenario from the start to the first wakeup of `task`
+    /// with a latency of at least `threshold`, and stops just before the
+    /// switch that ended it (its latency ends after the switch cost): the
+    /// picture shows who held the CPU and why the task waited, on the CPU
+    /// where it waited.
+    fn jump_to_sample(&mut self, task: u32, threshold: Nanos, what: &str) -> Result<(), String> {
+        let cfg = full_config(&self.text)?;
+        let mut probe = Sim::new(cfg.clone());
+        probe.watch_latency(task as usize, threshold);
+        while probe.watch_hit().is_none() {
+            let mut ran = false;
+            for _ in 0..65_536 {
+                if probe.step().is_none() {
+                    break;
+                }
+                ran = true;
+                if probe.watch_hit().is_some() {
+                    break;
+                }
+            }
+            if !ran {
+                break;
+            }
+        }
+        let Some((lat, at, tid)) = probe.watch_hit() else {
+            return Err(format!(
+                "no wakeup of this task took {} µs or more",
+                threshold / 1000
+            ));
+        };
+        self.checkpoint();
+        let target = (at + lat).saturating_sub(cfg.costs.switch_ns + 1);
+        let mut sim = Sim::new(cfg);
+        sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
+        self.sim = sim;
+        self.log.clear();
+        // Look where the task waits.
+        self.cpu = self.sim.thread_cpu(tid);
+        self.traced(|sim| sim.run_until(target));
+        self.cpu = self.sim.thread_cpu(tid);
+        self.note = Some(format!(
+            "{what}: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
+            ms(at),
+            ms(lat),
+            lat / 1000
+        ));
+        Ok(())
     }
 
     /// The picture of the selected CPU now.
@@ -549,6 +581,25 @@ mod tests {
         let v = t.command(&TeachCmd::Worst { task: 0 }).unwrap();
         let note = v.note.clone().unwrap();
         assert!(note.contains("worst wakeup"), "{note}");
+        // A slow sample from the distribution: the first one over 1 ms.
+        let s = t
+            .command(&TeachCmd::Sample {
+                task: 0,
+                at_least_ns: 1_000_000,
+            })
+            .unwrap();
+        let n = s.note.unwrap();
+        assert!(n.contains("first wakeup this slow"), "{n}");
+        let us: u64 = n
+            .split('(')
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(us >= 1000, "{n}");
         // ct is queued and waiting; an rt task holds the CPU.
         let ct = v.queues[0]
             .entities
