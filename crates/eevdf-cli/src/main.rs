@@ -547,9 +547,11 @@ fn main() -> ExitCode {
         }
         Command::Presets { name: Some(n) } => match presets::preset(&n) {
             Some(p) => {
-                println!("# {}", p.title);
+                // Comments wrapped to the format's 72 columns, so the
+                // output is itself a valid scenario file.
+                print!("{}", comment_lines(p.title));
                 if !p.source.is_empty() {
-                    println!("# {}", p.source);
+                    print!("{}", comment_lines(p.source));
                 }
                 print!("{}", p.text);
                 Ok(())
@@ -575,5 +577,47 @@ fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
+    }
+}
+
+/// `text` as `# ` comment lines of at most 72 columns (words longer
+/// than a line stay whole; the scenario parser reports those).
+fn comment_lines(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from("#");
+    for word in text.split_whitespace() {
+        if line.len() > 1 && line.chars().count() + 1 + word.chars().count() > 72 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("#");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_lines;
+
+    /// `eevdf presets NAME > my.scn` gives a file that parses: comments
+    /// wrapped to 72 columns, then the scenario.
+    #[test]
+    fn preset_output_is_a_valid_scenario() {
+        for p in eevdf_scenario::presets::PRESETS {
+            let mut out = comment_lines(p.title);
+            if !p.source.is_empty() {
+                out.push_str(&comment_lines(p.source));
+            }
+            out.push_str(p.text);
+            assert!(out.lines().all(|l| l.chars().count() <= 72), "{}", p.name);
+            let sc = eevdf_scenario::scenario::Scenario::parse(&out)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(sc.to_text(), p.text, "{}", p.name);
+        }
+        assert_eq!(comment_lines("a b"), "# a b\n");
     }
 }
