@@ -294,57 +294,41 @@ pub fn app() -> Html {
             }
         })
     };
-    let on_teach = {
+    // Opens teaching mode on the page's scenario, then runs `then` there
+    // (a jump to a wakeup), if any.
+    let teach_here = {
         let teaching = teaching.clone();
         let send_teach = send_teach.clone();
         let text = text.clone();
         let teach = teach.clone();
+        Callback::from(move |then: Option<TeachCmd>| {
+            *teach.borrow_mut() = (None, None);
+            send_teach.emit(TeachCmd::Open {
+                scenario: (*text).clone(),
+                cpu: 0,
+            });
+            if let Some(cmd) = then {
+                send_teach.emit(cmd);
+            }
+            teaching.set(true);
+        })
+    };
+    let on_teach = {
+        let teaching = teaching.clone();
+        let teach_here = teach_here.clone();
         Callback::from(move |_: MouseEvent| {
             if *teaching {
                 teaching.set(false);
             } else {
-                *teach.borrow_mut() = (None, None);
-                send_teach.emit(TeachCmd::Open {
-                    scenario: (*text).clone(),
-                    cpu: 0,
-                });
-                teaching.set(true);
+                teach_here.emit(None);
             }
         })
     };
     // A click on a task's max latency: teaching mode at that wakeup.
-    let on_jump = {
-        let teaching = teaching.clone();
-        let send_teach = send_teach.clone();
-        let text = text.clone();
-        let teach = teach.clone();
-        Callback::from(move |task: u32| {
-            *teach.borrow_mut() = (None, None);
-            send_teach.emit(TeachCmd::Open {
-                scenario: (*text).clone(),
-                cpu: 0,
-            });
-            send_teach.emit(TeachCmd::Worst { task });
-            teaching.set(true);
-        })
-    };
-
+    let on_jump = teach_here.reform(|task: u32| Some(TeachCmd::Worst { task }));
     // A click on the CDF: teaching mode at the first wakeup that slow.
-    let on_sample = {
-        let teaching = teaching.clone();
-        let send_teach = send_teach.clone();
-        let text = text.clone();
-        let teach = teach.clone();
-        Callback::from(move |(task, at_least_ns): (u32, u64)| {
-            *teach.borrow_mut() = (None, None);
-            send_teach.emit(TeachCmd::Open {
-                scenario: (*text).clone(),
-                cpu: 0,
-            });
-            send_teach.emit(TeachCmd::Sample { task, at_least_ns });
-            teaching.set(true);
-        })
-    };
+    let on_sample = teach_here
+        .reform(|(task, at_least_ns): (u32, u64)| Some(TeachCmd::Sample { task, at_least_ns }));
 
     let parsed = Scenario::parse(&text);
 
