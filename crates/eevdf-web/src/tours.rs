@@ -191,10 +191,6 @@ mod tests {
                         text.push_str(&e.name);
                     }
                 }
-                if std::env::var_os("TOUR_PRINT").is_some() {
-                    println!("{} {i}: {text}\n", tour.id);
-                    continue;
-                }
                 assert!(
                     text.contains(s.expect),
                     "tour {} step {i}: `{}` not in: {text}",

@@ -510,15 +510,11 @@ impl Runner {
             .cpus
             .iter()
             .map(|c| {
-                let running = timeline
-                    .segments
-                    .iter()
-                    .rev()
-                    .find(|s| s.cpu == c.cpu && s.end == r.sim_ns)
-                    .map(|s| s.task);
+                // Straight from the simulation, not a search of the
+                // timeline: name and colour come from the same thread.
                 let tid = self.sim_running(c.cpu);
                 CpuLive {
-                    running,
+                    running: tid.map(|t| self.directive[t] as u32),
                     running_name: tid.map(|t| r.tasks[t].name.clone()),
                     queued: self.queued(c.cpu),
                     util: c.util,
@@ -538,7 +534,7 @@ impl Runner {
         }
     }
 
-    /// `None` after the end (the sim went to `finish`).
+    /// `None` once the run is over (the last snapshot is taken before).
     fn sim_running(&self, cpu: u32) -> Option<usize> {
         self.sim.as_ref().and_then(|s| s.cpu_curr(cpu))
     }
