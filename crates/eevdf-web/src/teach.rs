@@ -152,9 +152,12 @@ pub struct Teacher {
     sim: Sim,
     cpu: u32,
     text: String,
-    history: VecDeque<(Sim, VecDeque<String>)>,
+    history: VecDeque<(Sim, VecDeque<String>, Nanos)>,
     log: VecDeque<String>,
     note: Option<String>,
+    /// The time the session has reached: a run-to or jump target, or the
+    /// latest runqueue clock after stepping.
+    at: Nanos,
 }
 
 impl Teacher {
@@ -170,6 +173,7 @@ impl Teacher {
             history: VecDeque::new(),
             log: VecDeque::new(),
             note: None,
+            at: 0,
         })
     }
 
@@ -177,7 +181,8 @@ impl Teacher {
         if self.history.len() == MAX_CHECKPOINTS {
             self.history.pop_front();
         }
-        self.history.push_back((self.sim.clone(), self.log.clone()));
+        self.history
+            .push_back((self.sim.clone(), self.log.clone(), self.at));
     }
 
     /// Runs `f` with the trace on and appends this CPU's events to the log.
@@ -244,9 +249,10 @@ impl Teacher {
                 self.log.clear();
             }
             TeachCmd::Back => {
-                if let Some((sim, log)) = self.history.pop_back() {
+                if let Some((sim, log, at)) = self.history.pop_back() {
                     self.sim = sim;
                     self.log = log;
+                    self.at = at;
                 }
             }
             TeachCmd::Step { events } => {
@@ -355,6 +361,18 @@ impl Teacher {
                 self.jump_to_sample(*task, *at_least_ns, "The first wakeup this slow")?;
             }
         }
+        self.at = match cmd {
+            TeachCmd::RunTo { ns } => self.at.max(*ns),
+            // Jumps set `at` themselves; open and back restored it.
+            TeachCmd::Worst { .. }
+            | TeachCmd::Sample { .. }
+            | TeachCmd::Open { .. }
+            | TeachCmd::Back
+            | TeachCmd::Cpu { .. } => self.at,
+            TeachCmd::Step { .. } | TeachCmd::NextPick | TeachCmd::Until { .. } => {
+                self.at.max(self.clock())
+            }
+        };
         Ok(self.view())
     }
 
@@ -389,15 +407,16 @@ impl Teacher {
             ));
         };
         self.checkpoint();
+        // Where it waited: the CPU it ran on once the wait was over.
+        let wait_cpu = probe.thread_cpu(tid);
         let target = (at + lat).saturating_sub(cfg.costs.switch_ns + 1);
         let mut sim = Sim::new(cfg);
         sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
         self.sim = sim;
         self.log.clear();
-        // Look where the task waits.
-        self.cpu = self.sim.thread_cpu(tid);
+        self.cpu = wait_cpu;
         self.traced(|sim| sim.run_until(target));
-        self.cpu = self.sim.thread_cpu(tid);
+        self.at = target;
         self.note = Some(format!(
             "{what}: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
             ms(at),
@@ -413,7 +432,7 @@ impl Teacher {
         let now = self
             .sim
             .next_event_time()
-            .map_or(self.sim.duration(), |_| self.now());
+            .map_or(self.sim.duration(), |_| self.at);
         let mut rq = self.sim.rq(cpu).clone();
         rq.set_clock(now.max(rq.clock));
         rq.update_curr_all();
@@ -473,8 +492,8 @@ impl Teacher {
         }
     }
 
-    /// The time the simulation has reached: its runqueues' latest clock.
-    fn now(&self) -> Nanos {
+    /// The runqueues' latest clock: the last event's time.
+    fn clock(&self) -> Nanos {
         (0..self.sim.topology().nr_cpus())
             .map(|c| self.sim.rq(c).clock)
             .max()
@@ -581,6 +600,18 @@ mod tests {
         let v = t.command(&TeachCmd::Worst { task: 0 }).unwrap();
         let note = v.note.clone().unwrap();
         assert!(note.contains("worst wakeup"), "{note}");
+        // The picture's time is the moment named in the note (asked-for
+        // time + latency, less the switch cost), not an older clock.
+        let nums: Vec<f64> = note
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (asked, waited) = (nums[0], nums[1]);
+        assert!(
+            ((v.now as f64 / 1e6) - (asked + waited)).abs() < 0.01,
+            "{} vs {note}",
+            v.now
+        );
         // A slow sample from the distribution: the first one over 1 ms.
         let s = t
             .command(&TeachCmd::Sample {
