@@ -16,6 +16,7 @@ use eevdf_core::{CfsRqId, WakeFlags};
 use super::{Sim, State};
 use crate::config::Nanos;
 use crate::placement::{self, CpuView, MachineView, PlaceReason, WakeCtx};
+use crate::topology::SchedDomain;
 use crate::workload::Tid;
 
 const MS: Nanos = 1_000_000;
@@ -35,6 +36,16 @@ pub struct GroupStats {
     pub idle: u64,
     /// CPUs in the group.
     pub weight: u64,
+}
+
+/// Buffers reused by every wakeup placement and balance pass, so the hot
+/// paths do not allocate (an allocation per wakeup was a visible share
+/// of the worker's time in wasm, whose allocator is slower than glibc's).
+/// Their contents mean nothing between calls.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Scratch {
+    views: Vec<CpuView>,
+    group_stats: Vec<GroupStats>,
 }
 
 /// What one balance pass decided (`calculate_imbalance`).
@@ -190,25 +201,23 @@ impl Sim {
         }
     }
 
-    fn cpu_views(&self, now: Nanos) -> Vec<CpuView> {
-        self.cpus
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let busy = busy_level(c);
-                let cap = u64::from(self.topo.capacity(i as u32));
-                let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
-                CpuView {
-                    idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
-                    sched_idle: false,
-                    nr_running: c.rq.h_nr_queued,
-                    nr_delayed: c.rq.h_nr_delayed,
-                    util: c.util.peek(now, busy) * cap / 1024,
-                    load: c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight),
-                    min_slice: (ms != u64::MAX).then_some(ms),
-                }
-            })
-            .collect()
+    /// Fills `views` with every CPU as placement sees it at `now`.
+    fn fill_cpu_views(&self, views: &mut Vec<CpuView>, now: Nanos) {
+        views.clear();
+        views.extend(self.cpus.iter().enumerate().map(|(i, c)| {
+            let busy = busy_level(c);
+            let cap = u64::from(self.topo.capacity(i as u32));
+            let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
+            CpuView {
+                idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
+                sched_idle: false,
+                nr_running: c.rq.h_nr_queued,
+                nr_delayed: c.rq.h_nr_delayed,
+                util: c.util.peek(now, busy) * cap / 1024,
+                load: c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight),
+                min_slice: (ms != u64::MAX).then_some(ms),
+            }
+        }));
     }
 
     /// `select_task_rq_fair` for thread `tid`.
@@ -220,7 +229,9 @@ impl Sim {
         fork: bool,
         now: Nanos,
     ) -> (u32, PlaceReason) {
-        let views = self.cpu_views(now);
+        // The scratch buffer, so a wakeup does not allocate.
+        let mut views = std::mem::take(&mut self.scratch.views);
+        self.fill_cpu_views(&mut views, now);
         let t = &self.threads[tid];
         let waker = self.cpus[waker_cpu as usize].curr;
         let ctx = WakeCtx {
@@ -244,7 +255,9 @@ impl Sim {
             llc: &self.llc,
             eas: self.eas,
         };
-        placement::select_task_rq_fair(&m, &ctx)
+        let placed = placement::select_task_rq_fair(&m, &ctx);
+        self.scratch.views = views;
+        placed
     }
 
     fn queue_on(&self, cpu: u32, tid: Tid) -> CfsRqId {
@@ -511,15 +524,48 @@ impl Sim {
         // pass mutates `self`, without copying the domain per pass.
         let topo = std::rc::Rc::clone(&self.topo);
         let sd = &topo.domains[dst as usize][level];
-        let stats: Vec<(&[u32], GroupStats)> = sd
-            .groups
-            .iter()
-            .map(|g| (g.as_slice(), self.group_stats(g, now)))
-            .collect();
-        let Some(local) = stats.iter().position(|(g, _)| g.contains(&dst)) else {
+        // Nothing to pull when no CPU of the domain has a second runnable
+        // task: every path below would then end at find_busiest_queue
+        // with nothing moved and nothing recorded, so skip the statistics
+        // (this is most passes of a lightly loaded machine). Only the
+        // misfit path moves a running task, so asymmetric domains go on.
+        if !sd.flags.asym_cpucapacity
+            && !sd
+                .groups
+                .iter()
+                .flatten()
+                .any(|c| self.nr_runnable(*c) >= 2)
+        {
+            return 0;
+        }
+        // Scratch buffer: a balance pass does not allocate.
+        let mut stats = std::mem::take(&mut self.scratch.group_stats);
+        stats.clear();
+        stats.extend(sd.groups.iter().map(|g| self.group_stats(g, now)));
+        let moved = self.balance_groups(dst, level, sd, &stats, now);
+        self.scratch.group_stats = stats;
+        moved
+    }
+
+    /// Runnable fair tasks of `cpu` that could move (delayed ones excluded).
+    fn nr_runnable(&self, cpu: u32) -> u32 {
+        let rq = &self.cpus[cpu as usize].rq;
+        rq.h_nr_queued - rq.h_nr_delayed
+    }
+
+    /// The rest of `sched_balance_rq`, given each group's statistics.
+    fn balance_groups(
+        &mut self,
+        dst: u32,
+        level: usize,
+        sd: &SchedDomain,
+        stats: &[GroupStats],
+        now: Nanos,
+    ) -> usize {
+        let Some(local) = sd.groups.iter().position(|g| g.contains(&dst)) else {
             return 0;
         };
-        let ls = stats[local].1;
+        let ls = stats[local];
         let pct = sd.imbalance_pct;
         // group_misfit_task: an idle bigger CPU takes a misfit task
         // (migrate_misfit, by active balance since the task runs).
@@ -539,22 +585,17 @@ impl Sim {
                 return 1;
             }
         }
-        let groups: Vec<GroupStats> = stats.iter().map(|(_, s)| *s).collect();
         let (bi, migrate_load, mut imbalance) =
-            match calculate_imbalance(&groups, local, pct, sd.flags.numa) {
+            match calculate_imbalance(stats, local, pct, sd.flags.numa) {
                 BalanceDecision::None => return 0,
                 BalanceDecision::MigrateTask { busiest, count } => (busiest, false, count),
                 BalanceDecision::MigrateLoad { busiest, load } => (busiest, true, load),
             };
         // find_busiest_queue.
-        let group = &stats[bi].0;
-        let src = group
+        let src = sd.groups[bi]
             .iter()
             .copied()
-            .filter(|c| {
-                let rq = &self.cpus[*c as usize].rq;
-                rq.h_nr_queued - rq.h_nr_delayed >= 2
-            })
+            .filter(|c| self.nr_runnable(*c) >= 2)
             .max_by_key(|c| {
                 let cpu = &self.cpus[*c as usize];
                 if migrate_load {

@@ -185,6 +185,7 @@ pub struct Sim {
     /// first wakeup that met it: (latency, wake time, thread).
     watch: Option<(usize, Nanos)>,
     watch_hit: Option<(Nanos, Nanos, usize)>,
+    scratch: balance::Scratch,
 }
 
 impl Sim {
@@ -281,6 +282,7 @@ impl Sim {
             sch_hist: vec![LatencyHist::new(); cfg.tasks.len()],
             watch: None,
             watch_hit: None,
+            scratch: balance::Scratch::default(),
             cfg,
         };
         sim.spawn_threads(&mut rng);

@@ -27,22 +27,24 @@ pub fn decay_load(val: u64, periods: u64) -> u64 {
     if periods >= 63 * 32 {
         return 0;
     }
-    let v = val >> (periods / 32);
-    mul_shr32(u128::from(v), Y_INV[(periods % 32) as usize]) as u64
+    mul_shr32(val >> (periods / 32), Y_INV[(periods % 32) as usize])
 }
 
-/// `(a * f) >> 32` for `f <= 2^32`, exact. With `a < 2^63` it needs only
-/// 64-bit multiplies: wasm32 has no 64x64->128 multiply and would call
-/// compiler-rt's `__multi3` on every PELT update.
+/// `(a * f) >> 32` for `f <= 2^32`, exact, in 64-bit multiplies only:
+/// wasm32 has no 64x64->128 multiply (compiler-rt's `__multi3` on every
+/// PELT update) and 128-bit adds and shifts take several instructions
+/// there. The result is at most `a`, so it cannot overflow.
 #[inline]
-fn mul_shr32(a: u128, f: u64) -> u128 {
+fn mul_shr32(a: u64, f: u64) -> u64 {
     debug_assert!(f <= 1 << 32);
-    if a < 1 << 63 {
-        let hi = (a >> 32) as u64;
-        let lo = (a as u64) & 0xffff_ffff;
-        u128::from(hi * f) + u128::from((lo * f) >> 32)
-    } else {
-        (a * u128::from(f)) >> 32
+    (a >> 32) * f + (((a & 0xffff_ffff) * f) >> 32)
+}
+
+/// `(a * f) >> 32` for accumulators past 64 bits (huge loads only).
+fn mul_shr32_wide(a: u128, f: u64) -> u128 {
+    match u64::try_from(a) {
+        Ok(a) => u128::from(mul_shr32(a, f)),
+        Err(_) => (a * u128::from(f)) >> 32,
     }
 }
 
@@ -71,6 +73,23 @@ pub struct Pelt {
     last: Nanos,
 }
 
+/// `acc * f + (level << FRAC) * (1 - f)`, f in 32.32: in 64 bits when
+/// everything fits (always, for the loads a scenario can build), the
+/// same integers through 128 bits otherwise.
+#[inline]
+fn blend(acc: u128, level: u64, f: u64) -> u128 {
+    if let Ok(a) = u64::try_from(acc) {
+        if level < 1 << (64 - FRAC) {
+            let keep = mul_shr32(a, f);
+            let add = mul_shr32(level << FRAC, (1 << 32) - f);
+            if let Some(sum) = keep.checked_add(add) {
+                return u128::from(sum);
+            }
+        }
+    }
+    mul_shr32_wide(acc, f) + mul_shr32_wide(u128::from(level) << FRAC, (1 << 32) - f)
+}
+
 impl Pelt {
     /// Advances to `now`, with `level` held since the last update.
     pub fn update(&mut self, now: Nanos, level: u64) {
@@ -78,9 +97,7 @@ impl Pelt {
             return;
         }
         let f = decay_factor(now - self.last);
-        let keep = mul_shr32(self.acc, f);
-        let add = mul_shr32(u128::from(level) << FRAC, (1 << 32) - f);
-        self.acc = keep + add;
+        self.acc = blend(self.acc, level, f);
         self.avg = (self.acc >> FRAC) as u64;
         self.last = now;
     }
@@ -104,11 +121,21 @@ mod tests {
         // Up to 2^95, so the 128-bit reference cannot overflow.
         while a < 1 << 95 {
             for &f in &fs {
-                assert_eq!(mul_shr32(a, f), (a * u128::from(f)) >> 32, "{a} {f}");
-                assert_eq!(mul_shr32(a - 1, f), ((a - 1) * u128::from(f)) >> 32);
+                let want = |a: u128| (a * u128::from(f)) >> 32;
+                assert_eq!(mul_shr32_wide(a, f), want(a), "{a} {f}");
+                assert_eq!(mul_shr32_wide(a - 1, f), want(a - 1));
+                if let Ok(a64) = u64::try_from(a) {
+                    assert_eq!(u128::from(mul_shr32(a64, f)), want(a));
+                }
+                for level in [0u64, 1, 1024, 88761, (1 << 44) - 1, 1 << 44, u64::MAX] {
+                    let add = (u128::from(level) << FRAC) * u128::from((1u64 << 32) - f);
+                    let wide = want(a) + (add >> 32);
+                    assert_eq!(blend(a, level, f), wide, "{a} {level} {f}");
+                }
             }
             a = a * 7 + 3;
         }
+        assert_eq!(mul_shr32(u64::MAX, 1 << 32), u64::MAX);
     }
 
     #[test]
