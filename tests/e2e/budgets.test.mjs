@@ -55,31 +55,54 @@ try {
   // Its worker would compete for the CPUs with what follows.
   await page.close();
 
-  // Worker speed: the same 130 s scenario natively (best of three CLI
-  // runs, process start included) and in the worker (its own wall time
-  // spent simulating, snapshots and timeline included), best of three
-  // each.
+  // Worker speed: the same 130 s scenario natively (the CLI, process
+  // start included) and in the worker (its own wall time simulating,
+  // snapshots and timeline included). The first run after opening the
+  // link also pays for V8 compiling the worker's wasm (Liftoff first,
+  // optimised code only for functions that have run hot), so it is
+  // reported on its own; the budget is the simulation's speed, measured
+  // by re-running the same scenario in the same worker. CLI and worker
+  // runs alternate, so both see the same machine (a shared CI machine's
+  // speed drifts by up to 2x over seconds), and the best of each counts.
   const cli = ['target/release/eevdf', 'target/debug/eevdf'].find((p) => existsSync(p));
   check(cli, 'no eevdf binary in target/');
   const preset = 's08-ct-rtapp';
-  let nativeMs = Infinity;
-  for (let i = 0; i < 3; i++) {
+  const native = () => {
     const t0 = process.hrtime.bigint();
     execFileSync(cli, ['run', preset, '--format', 'json']);
-    nativeMs = Math.min(nativeMs, Number(process.hrtime.bigint() - t0) / 1e6);
-  }
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
   const link = execFileSync(cli, ['url', preset, '--base', base], { encoding: 'utf8' }).trim();
-  // Best of three in the worker too (a shared CI machine is noisy).
   const { page: p2, problems: pr2 } = await openPage(context, link);
-  let workerMs = Infinity;
-  for (let i = 0; i < 3; i++) {
-    if (i) await p2.reload();
-    await waitDone(p2, 120000);
-    workerMs = Math.min(workerMs, Number(await p2.$eval('[data-testid=progress]', (e) => e.dataset.wallMs)));
+  // Polls on a timer, not on animation frames: the measurement should
+  // not make the page draw.
+  const finished = async () => {
+    await p2.waitForFunction(() => {
+      const a = document.querySelector('.app');
+      return a?.dataset.state === 'done' && a.dataset.resultsFor === a.dataset.request;
+    }, null, { timeout: 120000, polling: 100 });
+    return Number(await p2.$eval('[data-testid=progress]', (e) => e.dataset.wallMs));
+  };
+  const coldMs = await finished();
+  const nativeRuns = [];
+  const workerRuns = [];
+  for (let i = 0; i < 5; i++) {
+    nativeRuns.push(native());
+    // Flip a switch and flip it back: the first request is cancelled by
+    // the second, which runs the link's scenario again.
+    await p2.click('input[data-feature=RUN_TO_PARITY]');
+    await p2.click('input[data-feature=RUN_TO_PARITY]');
+    workerRuns.push(await finished());
   }
+  const nativeMs = Math.min(...nativeRuns);
+  const workerMs = Math.min(...workerRuns);
   const ratio = nativeMs / workerMs;
-  console.log(`budget: ${preset} native ${nativeMs.toFixed(0)} ms (${cli}), worker ${workerMs.toFixed(0)} ms: ` +
-    `worker runs at ${(ratio * 100).toFixed(0)}% of native speed (limit >= 50%): ${verdict(ratio >= 0.5)}`);
+  const ms = (a) => a.map((x) => x.toFixed(0)).join(' ');
+  console.log(`budget: ${preset} native ${nativeMs.toFixed(0)} ms (${cli}; runs ${ms(nativeRuns)}), ` +
+    `worker ${workerMs.toFixed(0)} ms (runs ${ms(workerRuns)}): worker runs at ${(ratio * 100).toFixed(0)}% ` +
+    `of native speed (limit >= 50%): ${verdict(ratio >= 0.5)}`);
+  console.log(`budget: ${preset} first run after opening the link (wasm compilation included): ` +
+    `${coldMs.toFixed(0)} ms, ${(nativeMs / coldMs * 100).toFixed(0)}% of native speed`);
   check(pr2.length === 0, pr2.join('\n'));
 } finally {
   await context.close();
