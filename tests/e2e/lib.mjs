@@ -11,13 +11,16 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-export async function launch() {
+/** A fresh browser profile; `options` override the context's (a phone's
+ * viewport and touch screen, say). */
+export async function launch(options = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'eevdf-e2e-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 800 },
+    ...options,
   });
   return context;
 }
@@ -72,6 +75,26 @@ export async function resultRows(page, side = null) {
       cpuMs: tr.querySelector('td[data-cpu-ms]')?.dataset.cpuMs,
       label: tr.querySelector('td').textContent,
     })), side);
+}
+
+/**
+ * A finger drag from the centre of one element to another's: real touch
+ * events through the DevTools protocol, which Chromium turns into
+ * pointer events of type "touch" (the context needs `hasTouch`). Both
+ * elements must be on screen.
+ */
+export async function touchDrag(page, from, to) {
+  const cdp = await page.context().newCDPSession(page);
+  const a = await page.locator(from).boundingBox();
+  const b = await page.locator(to).boundingBox();
+  const at = (i) => [{
+    x: a.x + a.width / 2 + ((b.x + b.width / 2) - (a.x + a.width / 2)) * i / 8,
+    y: a.y + a.height / 2 + ((b.y + b.height / 2) - (a.y + a.height / 2)) * i / 8,
+  }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(0) });
+  for (let i = 1; i <= 8; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(i) });
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
 }
 
 /** A pointer drag from the centre of one element to another's. */

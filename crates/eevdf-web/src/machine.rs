@@ -156,10 +156,15 @@ pub fn machine_view(p: &Props) -> Html {
     // Pointer handlers shared by palette entries and chips.
     let start_drag = |payload: Payload| {
         let drag = drag.clone();
+        let suppress = suppress_click.clone();
         Callback::from(move |e: PointerEvent| {
             if e.button() != 0 {
                 return;
             }
+            // A new gesture: a finger's drag ends without the click a
+            // mouse's does, so the suppression must not outlive it (it
+            // swallowed the next tap).
+            *suppress.borrow_mut() = false;
             if let Some(el) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -201,7 +206,25 @@ pub fn machine_view(p: &Props) -> Html {
             }
         })
     };
+    // Activating a template starts placing it; a chip opens its editor.
+    let activate: Rc<dyn Fn(Payload)> = {
+        let placing = placing.clone();
+        let editing = editing.clone();
+        let editor_error = editor_error.clone();
+        let sc = sc.clone();
+        Rc::new(move |payload| match payload {
+            Payload::New(_) => placing.set(Some(payload)),
+            Payload::Move(i) => {
+                editor_error.set(None);
+                editing.set(Some(Editing {
+                    task: i,
+                    fields: edit::task_fields(&sc, i),
+                }));
+            }
+        })
+    };
     let on_up = {
+        let activate = activate.clone();
         let drag = drag.clone();
         let hover = hover.clone();
         let apply = apply.clone();
@@ -217,6 +240,13 @@ pub fn machine_view(p: &Props) -> Html {
                 if let Some(target) = drop_attr_at(e.client_x(), e.client_y()) {
                     apply(d.payload, &target);
                 }
+            } else if e.pointer_type() == "touch" {
+                // A tap acts when the finger lifts: Chromium makes no
+                // click of a tap that closely follows another gesture
+                // (a tap right after a drag did nothing); a click that
+                // still comes is swallowed.
+                *suppress.borrow_mut() = true;
+                activate(d.payload);
             }
         })
     };
@@ -228,28 +258,15 @@ pub fn machine_view(p: &Props) -> Html {
             hover.set(None);
         })
     };
-    // A click (mouse without moving, or Enter/Space) on a template starts
-    // placing it; on a chip it opens the editor.
+    // A click (mouse without moving, or Enter/Space) or a tap.
     let click = |payload: Payload| {
-        let placing = placing.clone();
-        let editing = editing.clone();
-        let editor_error = editor_error.clone();
+        let activate = activate.clone();
         let suppress = suppress_click.clone();
-        let sc = sc.clone();
         Callback::from(move |_: MouseEvent| {
             if std::mem::take(&mut *suppress.borrow_mut()) {
                 return;
             }
-            match payload {
-                Payload::New(_) => placing.set(Some(payload)),
-                Payload::Move(i) => {
-                    editor_error.set(None);
-                    editing.set(Some(Editing {
-                        task: i,
-                        fields: edit::task_fields(&sc, i),
-                    }));
-                }
-            }
+            activate(payload);
         })
     };
     let chip_keys = |i: usize| {
