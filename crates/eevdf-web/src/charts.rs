@@ -436,19 +436,24 @@ fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool)
     let y = nr * row + 13.0;
     ctx.set_fill_style_str(fg);
     let ms = span / 1e6;
+    // As many labels as fit (about 52 px each), so a phone's narrow
+    // canvas does not print them over each other.
+    let fit = (plot_w / 52.0).floor().clamp(1.0, 8.0);
     let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
         .into_iter()
-        .find(|s| ms / s <= 8.0)
+        .find(|s| ms / s <= fit)
         .unwrap_or(200.0);
     let mut t = 0.0;
     while t <= ms + 1e-9 {
         let xx = LABEL_PX + plot_w - t / ms * plot_w;
-        let label = if t == 0.0 {
-            "now".to_string()
+        if t == 0.0 {
+            ctx.set_text_align("right");
+            let _ = ctx.fill_text("now", LABEL_PX + plot_w, y);
         } else {
-            format!("-{t:.0}ms")
-        };
-        let _ = ctx.fill_text(&label, (xx - 14.0).max(LABEL_PX), y);
+            ctx.set_text_align("center");
+            let _ = ctx.fill_text(&format!("-{t:.0}ms"), xx.max(LABEL_PX + 16.0), y);
+        }
         t += step;
     }
+    ctx.set_text_align("start");
 }
