@@ -41,11 +41,24 @@ try {
       const got = (await resultRows(page)).map((r) => [r.label, r.cpuMs]);
       const wantTwo = Object.entries(two.by_name).map(([n, v]) => [`${n} ×${v.tasks}`, v.cpu_ms.toFixed(1)]);
       check(JSON.stringify(got) === JSON.stringify(wantTwo), `link rows ${JSON.stringify(got)} != ${JSON.stringify(wantTwo)}`);
-      // A link from a newer playground: reported, and the default runs.
+      // The user edits it: that is their last scenario (local storage).
+      const mine = (await page.$eval('[data-testid=scenario-text]', (e) => e.value)).replace(/duration \S+/, 'duration 3s');
+      await page.fill('[data-testid=scenario-text]', mine);
+      await waitDone(page);
+      // A link from a newer playground: reported, the default runs, and
+      // the last scenario is kept and one click away.
       await page.goto(`${url}#v9;future`);
       await page.reload();
       await page.waitForSelector('[data-testid=link-error]', { timeout: 20000 });
-      await page.waitForSelector('[data-testid=worker-result]', { timeout: 20000 });
+      await waitDone(page);
+      const shown = await page.$eval('[data-testid=scenario-text]', (e) => e.value);
+      check(shown.includes('task ct kind=timer') && !shown.includes('duration 3s'), 'the default runs after a bad link');
+      await page.click('[data-testid=restore-last]');
+      await page.waitForFunction((m) => document.querySelector('[data-testid=scenario-text]').value === m, mine);
+      await waitDone(page);
+      check((await resultRows(page)).length === wantTwo.length, 'the last scenario runs again');
+      // The next visit (under /sub/, same origin) opens on the default.
+      await page.evaluate(() => localStorage.clear());
       // A link whose scenario is invalid: the worker's typed error shows.
       await page.goto(`${url}#v1;hz+7`);
       await page.reload();

@@ -49,22 +49,24 @@ fn remember(text: &str) {
 /// storage), else the `default` preset. A bad link is reported and the
 /// default runs instead; the stored scenario is left alone.
 fn initial_scenario() -> (String, Option<String>) {
-    use gloo::storage::Storage;
     let default = eevdf_scenario::presets::preset("default")
         .map(|p| p.text.to_string())
         .unwrap_or_default();
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     if hash.len() <= 1 {
-        let stored: Option<String> = gloo::storage::LocalStorage::get(STORAGE_KEY).ok();
-        return match stored.filter(|t| Scenario::parse(t).is_ok()) {
-            Some(t) => (t, None),
-            None => (default, None),
-        };
+        return (stored_scenario().unwrap_or(default), None);
     }
     match eevdf_scenario::link::decode_text(&hash) {
         Ok(text) => (text, None),
-        Err(e) => (default, Some(format!("This link could not be read: {e}"))),
+        Err(e) => (default, Some(format!("This link could not be read: {e}."))),
     }
+}
+
+/// The user's last scenario from local storage, if it is still valid.
+fn stored_scenario() -> Option<String> {
+    use gloo::storage::Storage;
+    let stored: Option<String> = gloo::storage::LocalStorage::get(STORAGE_KEY).ok();
+    stored.filter(|t| Scenario::parse(t).is_ok())
 }
 
 /// The page's address without its fragment: the base of share links.
@@ -192,6 +194,9 @@ pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
     let text = use_state(|| init.0.clone());
     let link_error = init.1.clone();
+    // After a bad link, the user's last scenario (kept, not overwritten)
+    // is one click away.
+    let last_scenario = use_memo((), |_| stored_scenario());
     let lanes = use_mut_ref(|| [LaneState::default(), LaneState::default()]);
     // Bumped on every accepted answer (the lanes live in a RefCell so the
     // worker callback always sees the current request ids).
@@ -603,7 +608,20 @@ pub fn app() -> Html {
                     <section class="pane" aria-label="Scenario">
                         <h2>{ "Scenario" }</h2>
                         if let Some(e) = link_error {
-                            <p class="error" data-testid="link-error">{ e }</p>
+                            <p class="error" data-testid="link-error">
+                                { e }{ " The default scenario runs instead. " }
+                                if let Some(last) = last_scenario.as_ref().as_ref().filter(|t| **t != *text) {
+                                    <button type="button" data-testid="restore-last" onclick={{
+                                        let text = text.clone();
+                                        let immediate = immediate.clone();
+                                        let last = last.clone();
+                                        Callback::from(move |_: MouseEvent| {
+                                            *immediate.borrow_mut() = true;
+                                            text.set(last.clone());
+                                        })
+                                    }}>{ "Open your last scenario" }</button>
+                                }
+                            </p>
                         }
                         <label class="preset">{ "Preset " }
                             <select onchange={on_preset} data-testid="preset">
