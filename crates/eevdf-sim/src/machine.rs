@@ -182,10 +182,26 @@ pub struct Sim {
     sch_requests: Vec<u64>,
     sch_hist: Vec<LatencyHist>,
     /// Teaching mode's watch: (directive, latency threshold) and the
-    /// first wakeup that met it: (latency, wake time, thread).
+    /// first wakeup that met it.
     watch: Option<(usize, Nanos)>,
-    watch_hit: Option<(Nanos, Nanos, usize)>,
+    watch_hit: Option<WatchHit>,
     scratch: balance::Scratch,
+}
+
+/// A wakeup the latency watch caught (`Sim::watch_latency`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchHit {
+    /// From the wakeup being asked for to the task running, switch and
+    /// migration costs included.
+    pub latency: Nanos,
+    /// When the wakeup was asked for.
+    pub woke: Nanos,
+    /// When the CPU picked the task (the switch; it runs after its cost).
+    pub picked: Nanos,
+    /// The CPU that picked it.
+    pub cpu: u32,
+    /// The thread (creation order).
+    pub tid: usize,
 }
 
 impl Sim {
@@ -580,8 +596,8 @@ impl Sim {
         self.watch_hit = None;
     }
 
-    /// The watched wakeup once it happened: (latency, wake time, thread).
-    pub fn watch_hit(&self) -> Option<(Nanos, Nanos, usize)> {
+    /// The watched wakeup once it happened.
+    pub fn watch_hit(&self) -> Option<WatchHit> {
         self.watch_hit
     }
 
@@ -595,13 +611,18 @@ impl Sim {
         self.q.peek_time()
     }
 
+    /// Thread `tid`'s name, `NAME.I` (task name, index in its count).
+    pub fn thread_name(&self, tid: usize) -> String {
+        let t = &self.threads[tid];
+        format!("{}.{}", self.cfg.tasks[t.directive].name, t.index)
+    }
+
     /// A name for entity `eid` of `cpu`'s runqueue: `NAME.I` for a
     /// thread, the group path for a group entity.
     pub fn entity_name(&self, cpu: u32, eid: EntityId) -> String {
         let c = &self.cpus[cpu as usize];
         if let Some(Some(tid)) = c.owner.get(eid.0 as usize) {
-            let t = &self.threads[*tid];
-            return format!("{}.{}", self.cfg.tasks[t.directive].name, t.index);
+            return self.thread_name(*tid);
         }
         if let Some(g) = c.groups.iter().position(|(e, _)| *e == eid) {
             if let Some(spec) = self.cfg.groups.get(g) {
@@ -1096,7 +1117,13 @@ impl Sim {
             t.hist.record(lat);
             if let Some((d, threshold)) = watch {
                 if t.directive == d && lat >= threshold && self.watch_hit.is_none() {
-                    self.watch_hit = Some((lat, stamp, tid));
+                    self.watch_hit = Some(WatchHit {
+                        latency: lat,
+                        woke: stamp,
+                        picked: now,
+                        cpu,
+                        tid,
+                    });
                 }
             }
             // The worst wakeup and when it was asked for (teaching mode

@@ -400,25 +400,42 @@ impl Teacher {
                 break;
             }
         }
-        let Some((lat, at, tid)) = probe.watch_hit() else {
+        let Some(hit) = probe.watch_hit() else {
             return Err(format!(
                 "no wakeup of this task took {} µs or more",
                 threshold / 1000
             ));
         };
         self.checkpoint();
-        // Where it waited: the CPU it ran on once the wait was over.
-        let wait_cpu = probe.thread_cpu(tid);
-        let target = (at + lat).saturating_sub(cfg.costs.switch_ns + 1);
+        let (lat, at) = (hit.latency, hit.woke);
+        // The moment just before the pick that ended the wait, on the CPU
+        // where the task is queued then: its picture says why it waited.
+        // The picking CPU may be another one, pulling it (newidle or
+        // active balance) as it picks.
+        let target = hit.picked.saturating_sub(1);
         let mut sim = Sim::new(cfg);
         sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
+        let waited_on = {
+            let mut ahead = sim.clone();
+            ahead.run_until(target);
+            ahead.thread_cpu(hit.tid)
+        };
         self.sim = sim;
         self.log.clear();
-        self.cpu = wait_cpu;
+        self.cpu = waited_on;
         self.traced(|sim| sim.run_until(target));
         self.at = target;
+        let moment = if waited_on == hit.cpu {
+            format!("just before CPU{} picked it", hit.cpu)
+        } else {
+            format!(
+                "just before CPU{} took it from CPU{waited_on} and ran it",
+                hit.cpu
+            )
+        };
         self.note = Some(format!(
-            "{what}: asked for at {}, ran {} later ({} µs). This is the moment just before it ran.",
+            "{what}: {} asked for at {}, ran {} later ({} µs). This is the moment {moment}.",
+            probe.thread_name(hit.tid),
             ms(at),
             ms(lat),
             lat / 1000
@@ -602,11 +619,7 @@ mod tests {
         assert!(note.contains("worst wakeup"), "{note}");
         // The picture's time is the moment named in the note (asked-for
         // time + latency, less the switch cost), not an older clock.
-        let nums: Vec<f64> = note
-            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        let (asked, waited) = (nums[0], nums[1]);
+        let (asked, waited) = (num_after(&note, "asked for at "), num_after(&note, "ran "));
         assert!(
             ((v.now as f64 / 1e6) - (asked + waited)).abs() < 0.01,
             "{} vs {note}",
@@ -643,6 +656,71 @@ mod tests {
             "{:?}",
             v.running
         );
+    }
+
+    /// The number (ms) printed right after `pat` in a note.
+    fn num_after(note: &str, pat: &str) -> f64 {
+        let rest = &note[note.find(pat).unwrap_or_else(|| panic!("{pat} in {note}")) + pat.len()..];
+        rest.split(' ').next().unwrap().parse().unwrap()
+    }
+
+    /// On SMP machines a wait can end with a migration (an idle CPU
+    /// pulls the task as it picks): the jump lands just before the pick,
+    /// on the CPU where the task is queued (not running), and the CPU the
+    /// note names picks it next. The `default` preset's worst ct wakeup
+    /// is such a case (ct waits on CPU1, CPU2 takes it).
+    #[test]
+    fn jumps_land_just_before_the_pick_that_ended_the_wait() {
+        let mut moved = 0;
+        for preset in [
+            "default",
+            "hackbench-1g",
+            "t1-clear-buddies",
+            "flatten-hackbench",
+        ] {
+            let text = eevdf_scenario::presets::preset(preset).unwrap().text;
+            let text: String = text
+                .lines()
+                .map(|l| {
+                    if l.starts_with("duration ") {
+                        "duration 2s"
+                    } else {
+                        l
+                    }
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let mut t = Teacher::open(&text, 0).unwrap();
+            let v = t.command(&TeachCmd::Worst { task: 0 }).unwrap();
+            let note = v.note.clone().unwrap();
+            let name = note
+                .split(": ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .unwrap();
+            let queued = v
+                .queues
+                .iter()
+                .flat_map(|q| &q.entities)
+                .find(|e| e.name == name);
+            assert!(queued.is_some_and(|e| !e.curr), "{preset}: {note} {v:?}");
+            assert_ne!(v.running.as_deref(), Some(name), "{preset}: {note}");
+            let picker: u32 = note
+                .split("before CPU")
+                .nth(1)
+                .unwrap()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .unwrap();
+            moved += usize::from(picker != v.cpu);
+            t.command(&TeachCmd::Cpu { cpu: picker }).unwrap();
+            let after = t.command(&TeachCmd::NextPick).unwrap();
+            assert_eq!(after.running.as_deref(), Some(name), "{preset}: {note}");
+            assert_eq!(after.now, v.now + 1, "{preset}: the pick comes next");
+        }
+        assert!(moved > 0, "no jump in these presets ended with a migration");
     }
 
     #[test]
