@@ -1,7 +1,9 @@
 // Teaching mode end to end (issue "teaching" item 5): every guided tour
 // plays to its end; stepping shows the engine's pick reasons and going
 // back restores the picture; clicking a task's worst latency jumps to
-// the moment it happened. Screenshot: target/e2e/teaching.png.
+// the moment it happened, a click on the CDF to a sample that slow, a
+// click on the timeline to that CPU at that moment. Screenshot:
+// target/e2e/teaching.png.
 import { launch, openPage, cspViolations, check, waitDone } from './lib.mjs';
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
@@ -66,6 +68,22 @@ try {
   await page.click('[data-testid=cdf]', { position: { x: px, y: py } });
   await page.waitForFunction(() => document.querySelector('[data-testid=teach-note]')?.textContent.includes('first wakeup this slow'), null, { timeout: 20000 });
   console.log(`  CDF click: ${await page.textContent('[data-testid=teach-note]')}`);
+
+  // A moment clicked on the timeline (CPU 1's lane, half way): teaching
+  // mode on that CPU at that time.
+  await page.click('[data-testid=teach]'); // close
+  const [ws, we] = (await page.getAttribute('[data-testid=timeline]', 'data-window')).split(',').map(Number);
+  const cw = await page.$eval('[data-testid=timeline]', (c) => c.clientWidth);
+  const x = 40 + Math.round((cw - 44) / 2);
+  await page.click('[data-testid=timeline]', { position: { x, y: 27 } });
+  const wantMs = (ws + (x - 40) / (cw - 44) * (we - ws)) / 1e6;
+  await page.waitForFunction(() => {
+    const m = /t = ([\d.]+) ms .* CPU1 runs/.exec(document.querySelector('[data-testid=teach-now]')?.textContent ?? '');
+    return m && Number(m[1]) > 1;
+  }, null, { timeout: 20000 });
+  const at = await nowText(page);
+  check(Math.abs(Number(/t = ([\d.]+) ms/.exec(at)[1]) - wantMs) < 0.002, `timeline click at ${wantMs} ms: ${at}`);
+  console.log(`  timeline click: ${at}`);
 
   problems.push(...(await cspViolations(page)).map((v) => `csp: ${v}`));
   if (problems.length) {

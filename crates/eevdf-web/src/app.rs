@@ -300,19 +300,19 @@ pub fn app() -> Html {
         })
     };
     // Opens teaching mode on the page's scenario, then runs `then` there
-    // (a jump to a wakeup), if any.
+    // (a jump to a wakeup, a moment on a CPU).
     let teach_here = {
         let teaching = teaching.clone();
         let send_teach = send_teach.clone();
         let text = text.clone();
         let teach = teach.clone();
-        Callback::from(move |then: Option<TeachCmd>| {
+        Callback::from(move |then: Vec<TeachCmd>| {
             *teach.borrow_mut() = (None, None);
             send_teach.emit(TeachCmd::Open {
                 scenario: (*text).clone(),
                 cpu: 0,
             });
-            if let Some(cmd) = then {
+            for cmd in then {
                 send_teach.emit(cmd);
             }
             teaching.set(true);
@@ -325,15 +325,18 @@ pub fn app() -> Html {
             if *teaching {
                 teaching.set(false);
             } else {
-                teach_here.emit(None);
+                teach_here.emit(Vec::new());
             }
         })
     };
     // A click on a task's max latency: teaching mode at that wakeup.
-    let on_jump = teach_here.reform(|task: u32| Some(TeachCmd::Worst { task }));
+    let on_jump = teach_here.reform(|task: u32| vec![TeachCmd::Worst { task }]);
     // A click on the CDF: teaching mode at the first wakeup that slow.
     let on_sample = teach_here
-        .reform(|(task, at_least_ns): (u32, u64)| Some(TeachCmd::Sample { task, at_least_ns }));
+        .reform(|(task, at_least_ns): (u32, u64)| vec![TeachCmd::Sample { task, at_least_ns }]);
+    // A click on the timeline: teaching mode on that CPU at that moment.
+    let on_moment = teach_here
+        .reform(|(cpu, ns): (u32, u64)| vec![TeachCmd::Cpu { cpu }, TeachCmd::RunTo { ns }]);
 
     let parsed = Scenario::parse(&text);
 
@@ -547,7 +550,8 @@ pub fn app() -> Html {
                         </figcaption>
                     </figure>
                     <TimelineChart timeline={Shared(Rc::new(live.timeline.clone()))}
-                                   nr_cpus={live.cpus.len() as u32} names={names.clone()} dark={*dark} />
+                                   nr_cpus={live.cpus.len() as u32} names={names.clone()} dark={*dark}
+                                   on_pick={on_moment.clone()} />
                 </div>
             }
         }

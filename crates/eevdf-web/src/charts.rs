@@ -317,7 +317,37 @@ fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fmt_us, log_ticks};
+    use super::{fmt_us, log_ticks, Lanes, LABEL_PX};
+    use crate::worker::Timeline;
+
+    /// A click maps back to the CPU lane and time it was drawn at.
+    #[test]
+    fn timeline_clicks_find_their_cpu_and_time() {
+        let tl = Timeline {
+            start: 90_000_000,
+            end: 130_000_000,
+            ..Timeline::default()
+        };
+        let lanes = Lanes::new(&tl, 4, 444.0);
+        // 400 px of plot for 40 ms: 0.1 ms a pixel; 18 px lanes.
+        assert_eq!(lanes.at(LABEL_PX, 5.0), Some((0, 90_000_000)));
+        assert_eq!(
+            lanes.at(LABEL_PX + 200.0, 18.0 * 2.5),
+            Some((2, 110_000_000))
+        );
+        assert_eq!(
+            lanes.at(LABEL_PX + 400.0, 18.0 * 3.9),
+            Some((3, 130_000_000))
+        );
+        let t = 123_456_789;
+        let x = lanes.x(t);
+        let (_, back) = lanes.at(x, 1.0).unwrap();
+        assert!(back.abs_diff(t) <= 1, "{back}");
+        // The CPU labels, the axis below the lanes and past the end.
+        assert_eq!(lanes.at(LABEL_PX - 1.0, 5.0), None);
+        assert_eq!(lanes.at(LABEL_PX + 100.0, 18.0 * 4.0 + 1.0), None);
+        assert_eq!(lanes.at(LABEL_PX + 401.0, 5.0), None);
+    }
 
     #[test]
     fn log_ticks_fit_the_width() {
@@ -338,29 +368,49 @@ pub struct TimelineProps {
     pub nr_cpus: u32,
     pub names: Rc<Vec<String>>,
     pub dark: bool,
+    /// A click on a lane: (CPU, time ns), for teaching mode's "what
+    /// happened here".
+    #[prop_or_default]
+    pub on_pick: Option<Callback<(u32, u64)>>,
 }
 
 #[function_component(TimelineChart)]
 pub fn timeline_chart(p: &TimelineProps) -> Html {
     let canvas = use_node_ref();
+    let lanes = use_mut_ref(Lanes::default);
     {
         let canvas = canvas.clone();
+        let lanes = lanes.clone();
         let tl = p.timeline.clone();
         let nr = p.nr_cpus;
         let dark = p.dark;
         use_effect_with((p.timeline.clone(), p.nr_cpus, p.dark), move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                draw_timeline(&c, &tl.0, nr, dark);
+                *lanes.borrow_mut() = draw_timeline(&c, &tl.0, nr, dark);
             }
         });
     }
-    let window_ms = (p.timeline.0.end - p.timeline.0.start) as f64 / 1e6;
+    let onclick = p.on_pick.clone().map(|cb| {
+        let lanes = lanes.clone();
+        Callback::from(move |e: MouseEvent| {
+            let at = lanes
+                .borrow()
+                .at(f64::from(e.offset_x()), f64::from(e.offset_y()));
+            if let Some(hit) = at {
+                cb.emit(hit);
+            }
+        })
+    });
+    let tl = &p.timeline.0;
+    let window_ms = (tl.end - tl.start) as f64 / 1e6;
     html! {
         <figure class="timeline">
-            <canvas ref={canvas} class="chart timeline" data-testid="timeline"
+            <canvas ref={canvas} class={classes!("chart", "timeline", p.on_pick.is_some().then_some("pickable"))}
+                    data-testid="timeline" data-window={format!("{},{}", tl.start, tl.end)} {onclick}
+                    title={p.on_pick.is_some().then_some("Click a CPU's lane: teaching mode at that moment")}
                     aria-label="Per-CPU timeline of the last window" />
             <figcaption class="muted">
-                { format!("Last {window_ms:.0} ms up to {:.3} s. ", p.timeline.0.end as f64 / 1e9) }
+                { format!("Last {window_ms:.0} ms up to {:.3} s. ", tl.end as f64 / 1e9) }
                 <span class="legend-mark wake">{ "▼ wakeup" }</span>{ " " }
                 <span class="legend-mark preempt">{ "| preemption" }</span>{ " " }
                 { for p.names.iter().enumerate().map(|(i, n)| html! {
@@ -371,17 +421,59 @@ pub fn timeline_chart(p: &TimelineProps) -> Html {
     }
 }
 
+/// Where the timeline's lanes are on its canvas (CSS pixels).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Lanes {
+    start: u64,
+    span: f64,
+    plot_w: f64,
+    row: f64,
+    nr: u32,
+}
+
+impl Lanes {
+    fn new(tl: &Timeline, nr_cpus: u32, width: f64) -> Lanes {
+        let nr = nr_cpus.max(1);
+        Lanes {
+            start: tl.start,
+            span: (tl.end - tl.start).max(1) as f64,
+            plot_w: (width - LABEL_PX - 4.0).max(10.0),
+            row: (480.0 / f64::from(nr)).clamp(2.0, ROW_PX),
+            nr,
+        }
+    }
+
+    /// The x of time `t`.
+    fn x(&self, t: u64) -> f64 {
+        LABEL_PX + (t.saturating_sub(self.start) as f64) / self.span * self.plot_w
+    }
+
+    /// The CPU and time under a point, if it is on a lane.
+    fn at(&self, x: f64, y: f64) -> Option<(u32, u64)> {
+        if self.row <= 0.0 || y < 0.0 || x < LABEL_PX || x > LABEL_PX + self.plot_w {
+            return None;
+        }
+        let cpu = (y / self.row) as u32;
+        (cpu < self.nr).then(|| {
+            let t = self.start + ((x - LABEL_PX) / self.plot_w * self.span).round() as u64;
+            (cpu, t)
+        })
+    }
+}
+
 /// Rows of at most this height per CPU; at least 2 px on big machines.
 const ROW_PX: f64 = 18.0;
 const LABEL_PX: f64 = 40.0;
 const AXIS_PX: f64 = 18.0;
 
-fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool) {
+/// Draws the timeline; returns where its lanes are, for clicks.
+fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool) -> Lanes {
     let nr = nr_cpus.max(1) as f64;
     let row = (480.0 / nr).clamp(2.0, ROW_PX);
     let (w, h) = fit(c, Some((row * nr + AXIS_PX + 4.0) as u32));
+    let lanes = Lanes::new(tl, nr_cpus, f64::from(w));
     let Some(ctx) = context_2d(c) else {
-        return;
+        return lanes;
     };
     let (w, h) = (f64::from(w), f64::from(h));
     let (bg, fg, lane) = if dark {
@@ -391,9 +483,9 @@ fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool)
     };
     ctx.set_fill_style_str(bg);
     ctx.fill_rect(0.0, 0.0, w, h);
-    let span = (tl.end - tl.start).max(1) as f64;
-    let plot_w = (w - LABEL_PX - 4.0).max(10.0);
-    let x = |t: u64| LABEL_PX + (t.saturating_sub(tl.start) as f64) / span * plot_w;
+    let span = lanes.span;
+    let plot_w = lanes.plot_w;
+    let x = |t: u64| lanes.x(t);
     ctx.set_font("11px sans-serif");
     for cpu in 0..nr_cpus {
         let y = f64::from(cpu) * row;
@@ -456,4 +548,5 @@ fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool)
         t += step;
     }
     ctx.set_text_align("start");
+    lanes
 }
