@@ -684,7 +684,7 @@ pub fn app() -> Html {
                             <li>{ "Flip SCHED_FEAT switches (kernel names; the seed patch series are grouped under their subject lines) and watch p50 … max move. Runs stream from a Web Worker and restart on every change." }</li>
                             <li>{ "Pin as baseline freezes the current setup as A; your next edits run as B, with percent deltas as in LKML tables (negative = lower latency)." }</li>
                             <li>{ "Copy for email gives a 72-column block (scenario, table, link) that pastes back into this editor or `eevdf run -`." }</li>
-                            <li>{ "Teach opens one CPU's queues in virtual time: step by event or pick, go back, read why each pick and wakeup went as it did, or follow a guided tour. Click a task's max latency, or a point of the CDF, to see that wakeup." }</li>
+                            <li>{ "Teach opens one CPU's queues in virtual time: step by event or pick, go back, read why each pick and wakeup went as it did, or follow a guided tour. Click a task's max latency, or a point of the CDF, to see that wakeup; click a CPU's lane on the timeline to see that CPU at that moment." }</li>
                             <li>{ "The same scenarios run headless: `eevdf run LINK --format lkml`." }</li>
                         </ul>
                         <p class="muted">{ "Press ? to toggle this help, Esc to close." }</p>
