@@ -165,8 +165,7 @@ impl Sim {
         }
         let busy = busy_level(c);
         let load = c.rq.cfs(CfsRqId::ROOT).load_weight;
-        c.util.update(now, busy);
-        c.load.update(now, load);
+        c.util.update_pair(&mut c.load, now, busy, load);
     }
 
     /// Brings a thread's PELT signals up to `now`.
@@ -178,8 +177,7 @@ impl Sim {
         } else {
             0
         };
-        t.util.update(now, running);
-        t.load.update(now, runnable);
+        t.util.update_pair(&mut t.load, now, running, runnable);
     }
 
     /// `record_wakee`: the waker's flip counter (halved every second).
@@ -208,13 +206,15 @@ impl Sim {
             let busy = busy_level(c);
             let cap = u64::from(self.topo.capacity(i as u32));
             let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
+            let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
+            let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
             CpuView {
                 idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
                 sched_idle: false,
                 nr_running: c.rq.h_nr_queued,
                 nr_delayed: c.rq.h_nr_delayed,
-                util: c.util.peek(now, busy) * cap / 1024,
-                load: c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight),
+                util: util * cap / 1024,
+                load,
                 min_slice: (ms != u64::MAX).then_some(ms),
             }
         }));
@@ -490,8 +490,10 @@ impl Sim {
             let busy = busy_level(c);
             let cap = u64::from(self.topo.capacity(*cpu));
             s.nr += u64::from(c.rq.h_nr_queued - c.rq.h_nr_delayed);
-            s.load += c.load.peek(now, c.rq.cfs(CfsRqId::ROOT).load_weight);
-            s.util += c.util.peek(now, busy) * cap / 1024;
+            let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
+            let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
+            s.load += load;
+            s.util += util * cap / 1024;
             s.capacity += cap;
             s.idle += u64::from(c.curr.is_none() && c.rq.h_nr_queued == 0);
             s.weight += 1;

@@ -108,6 +108,35 @@ impl Pelt {
         p.update(now, level);
         p.avg
     }
+
+    /// `self.update(now, level)` and `other.update(now, other_level)`,
+    /// decaying once when both were last updated together.
+    pub fn update_pair(&mut self, other: &mut Pelt, now: Nanos, level: u64, other_level: u64) {
+        if self.last != other.last || now <= self.last {
+            self.update(now, level);
+            other.update(now, other_level);
+            return;
+        }
+        let f = decay_factor(now - self.last);
+        for (p, level) in [(self, level), (other, other_level)] {
+            p.acc = blend(p.acc, level, f);
+            p.avg = (p.acc >> FRAC) as u64;
+            p.last = now;
+        }
+    }
+
+    /// `(self.peek(now, level), other.peek(now, other_level))`, decaying
+    /// once when both were last updated together (a CPU's utilisation
+    /// and load always are): the same numbers for half the work, on the
+    /// wakeup and balance paths that read every CPU.
+    pub fn peek_pair(&self, other: &Pelt, now: Nanos, level: u64, other_level: u64) -> (u64, u64) {
+        if self.last != other.last || now <= self.last {
+            return (self.peek(now, level), other.peek(now, other_level));
+        }
+        let f = decay_factor(now - self.last);
+        let avg = |acc: u128, level: u64| (blend(acc, level, f) >> FRAC) as u64;
+        (avg(self.acc, level), avg(other.acc, other_level))
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +165,38 @@ mod tests {
             a = a * 7 + 3;
         }
         assert_eq!(mul_shr32(u64::MAX, 1 << 32), u64::MAX);
+    }
+
+    #[test]
+    fn pairs_peek_and_update_like_two_singles() {
+        let mut a = Pelt::default();
+        let mut b = Pelt::default();
+        let mut c = Pelt::default();
+        for i in 1..200u64 {
+            let now = i * 777_777;
+            a.update(now, 1024 * (i % 2));
+            b.update(now, 3 * i);
+            if i % 3 == 0 {
+                c.update(now, 5000);
+            }
+            let (mut a2, mut b2, mut c2) = (a, b, c);
+            a2.update_pair(&mut b2, now + 12_345, 7, 9);
+            let (mut a3, mut b3) = (a, b);
+            a3.update(now + 12_345, 7);
+            b3.update(now + 12_345, 9);
+            assert_eq!((a2, b2), (a3, b3));
+            a2.update_pair(&mut c2, now + 99_999, 1, 2);
+            a3.update(now + 99_999, 1);
+            let mut c3 = c;
+            c3.update(now + 99_999, 2);
+            assert_eq!((a2, c2), (a3, c3));
+            for later in [now, now + 1, now + 500_000, now + 40 * PERIOD_NS] {
+                let want = (a.peek(later, 1024), b.peek(later, 2048));
+                assert_eq!(a.peek_pair(&b, later, 1024, 2048), want);
+                let want = (a.peek(later, 0), c.peek(later, 7));
+                assert_eq!(a.peek_pair(&c, later, 0, 7), want);
+            }
+        }
     }
 
     #[test]
