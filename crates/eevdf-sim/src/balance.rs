@@ -529,7 +529,7 @@ impl Sim {
         // Nothing to pull when no CPU of the domain has a second runnable
         // task: every path below would then end at find_busiest_queue
         // with nothing moved and nothing recorded, so skip the statistics
-        // (this is most passes of a lightly loaded machine). Only the
+        // (common on a lightly loaded machine). Only the
         // misfit path moves a running task, so asymmetric domains go on.
         if !sd.flags.asym_cpucapacity
             && !sd
