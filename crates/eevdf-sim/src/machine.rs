@@ -90,8 +90,8 @@ struct Thread {
     hist: LatencyHist,
     wakeups: u64,
     migrations: u64,
-    /// The largest wakeup latency so far and its wake time.
-    worst: Option<(Nanos, Nanos)>,
+    /// The slowest wakeup so far (the first of equal ones).
+    worst: Option<SlowWakeup>,
     ran_ns: Nanos,
     /// PELT utilisation (running) and load (runnable weight).
     util: Pelt,
@@ -184,13 +184,15 @@ pub struct Sim {
     /// Teaching mode's watch: (directive, latency threshold) and the
     /// first wakeup that met it.
     watch: Option<(usize, Nanos)>,
-    watch_hit: Option<WatchHit>,
+    watch_hit: Option<SlowWakeup>,
     scratch: balance::Scratch,
 }
 
-/// A wakeup the latency watch caught (`Sim::watch_latency`).
+/// One wakeup as teaching mode jumps to it: a thread's slowest
+/// (`Sim::worst_wakeups`) or the one the latency watch caught
+/// (`Sim::watch_latency`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WatchHit {
+pub struct SlowWakeup {
     /// From the wakeup being asked for to the task running, switch and
     /// migration costs included.
     pub latency: Nanos,
@@ -582,9 +584,8 @@ impl Sim {
         Some(now)
     }
 
-    /// Per thread (creation order): its worst wakeup latency so far and
-    /// the time the wakeup was asked for.
-    pub fn worst_wakeups(&self) -> Vec<Option<(Nanos, Nanos)>> {
+    /// Per thread (creation order): its slowest wakeup so far.
+    pub fn worst_wakeups(&self) -> Vec<Option<SlowWakeup>> {
         self.threads.iter().map(|t| t.worst).collect()
     }
 
@@ -597,7 +598,7 @@ impl Sim {
     }
 
     /// The watched wakeup once it happened.
-    pub fn watch_hit(&self) -> Option<WatchHit> {
+    pub fn watch_hit(&self) -> Option<SlowWakeup> {
         self.watch_hit
     }
 
@@ -1115,21 +1116,21 @@ impl Sim {
         if let Some(stamp) = t.wake_stamp.take() {
             let lat = start.saturating_sub(stamp);
             t.hist.record(lat);
+            let wakeup = SlowWakeup {
+                latency: lat,
+                woke: stamp,
+                picked: now,
+                cpu,
+                tid,
+            };
             if let Some((d, threshold)) = watch {
                 if t.directive == d && lat >= threshold && self.watch_hit.is_none() {
-                    self.watch_hit = Some(WatchHit {
-                        latency: lat,
-                        woke: stamp,
-                        picked: now,
-                        cpu,
-                        tid,
-                    });
+                    self.watch_hit = Some(wakeup);
                 }
             }
-            // The worst wakeup and when it was asked for (teaching mode
-            // jumps there); the first of equal ones is kept.
-            if t.worst.is_none_or(|(w, _)| lat > w) {
-                t.worst = Some((lat, stamp));
+            // Teaching mode jumps to it; the first of equal ones is kept.
+            if t.worst.is_none_or(|w| lat > w.latency) {
+                t.worst = Some(wakeup);
             }
         }
         let end = if t.remaining >= FOREVER {

@@ -13,7 +13,7 @@ use eevdf_core::{
 };
 use eevdf_scenario::scenario::Scenario;
 use eevdf_sim::trace::{PrevState, TraceEvent};
-use eevdf_sim::{Nanos, Sim};
+use eevdf_sim::{Nanos, Sim, SlowWakeup};
 use serde::{Deserialize, Serialize};
 
 /// Checkpoints kept for going back.
@@ -189,6 +189,12 @@ impl Teacher {
     fn traced(&mut self, f: impl FnOnce(&mut Sim)) {
         self.sim.record_trace();
         f(&mut self.sim);
+        self.log_trace();
+    }
+
+    /// Appends the selected CPU's events of the trace being recorded to
+    /// the log, and stops recording.
+    fn log_trace(&mut self) {
         let trace = self.sim.take_trace();
         let cpu = self.cpu;
         for e in trace.events.iter().filter(|e| event_cpu(e) == Some(cpu)) {
@@ -342,8 +348,9 @@ impl Teacher {
                 self.traced(|sim| sim.run_until(target));
             }
             TeachCmd::Worst { task } => {
-                // The worst latency of the full run, then its first
-                // occurrence (deterministic replay, so the same wakeup).
+                // Each thread's slowest wakeup over the full run; of the
+                // task's threads, the slowest, and the earliest of equal
+                // ones (deterministic replay reaches the same wakeup).
                 let mut full = Sim::new(full_config(&self.text)?);
                 full.run_until(full.duration());
                 let dirs = full.thread_directives();
@@ -352,13 +359,22 @@ impl Teacher {
                     .into_iter()
                     .enumerate()
                     .filter(|(t, _)| dirs[*t] == *task as usize)
-                    .filter_map(|(_, w)| w.map(|(lat, _)| lat))
-                    .max()
+                    .filter_map(|(_, w)| w)
+                    .max_by_key(|w| (w.latency, std::cmp::Reverse(w.picked)))
                     .ok_or("this task has no wakeups")?;
-                self.jump_to_sample(*task, worst, "The worst wakeup")?;
+                self.land(worst, "The worst wakeup")?;
             }
             TeachCmd::Sample { task, at_least_ns } => {
-                self.jump_to_sample(*task, *at_least_ns, "The first wakeup this slow")?;
+                let mut probe = Sim::new(full_config(&self.text)?);
+                probe.watch_latency(*task as usize, *at_least_ns);
+                while probe.watch_hit().is_none() && probe.step().is_some() {}
+                let hit = probe.watch_hit().ok_or_else(|| {
+                    format!(
+                        "no wakeup of this task took {} µs or more",
+                        at_least_ns / 1000
+                    )
+                })?;
+                self.land(hit, "The first wakeup this slow")?;
             }
         }
         self.at = match cmd {
@@ -376,69 +392,38 @@ impl Teacher {
         Ok(self.view())
     }
 
-    /// Replays the scenario from the start to the first wakeup of `task`
-    /// with a latency of at least `threshold`, and stops just before the
-    /// switch that ended it (its latency ends after the switch cost): the
-    /// picture shows who held the CPU and why the task waited, on the CPU
-    /// where it waited.
-    fn jump_to_sample(&mut self, task: u32, threshold: Nanos, what: &str) -> Result<(), String> {
-        let cfg = full_config(&self.text)?;
-        let mut probe = Sim::new(cfg.clone());
-        probe.watch_latency(task as usize, threshold);
-        while probe.watch_hit().is_none() {
-            let mut ran = false;
-            for _ in 0..65_536 {
-                if probe.step().is_none() {
-                    break;
-                }
-                ran = true;
-                if probe.watch_hit().is_some() {
-                    break;
-                }
-            }
-            if !ran {
-                break;
-            }
-        }
-        let Some(hit) = probe.watch_hit() else {
-            return Err(format!(
-                "no wakeup of this task took {} µs or more",
-                threshold / 1000
-            ));
-        };
+    /// Replays the scenario from the start to one nanosecond before the
+    /// pick that ended `w`'s wait, and looks at the CPU where the task is
+    /// queued then: the picture shows who held that CPU and why the task
+    /// waited. The picking CPU may be another one, pulling the task
+    /// (newidle or active balance) as it picks; the note says so.
+    fn land(&mut self, w: SlowWakeup, what: &str) -> Result<(), String> {
         self.checkpoint();
-        let (lat, at) = (hit.latency, hit.woke);
-        // The moment just before the pick that ended the wait, on the CPU
-        // where the task is queued then: its picture says why it waited.
-        // The picking CPU may be another one, pulling it (newidle or
-        // active balance) as it picks.
-        let target = hit.picked.saturating_sub(1);
-        let mut sim = Sim::new(cfg);
+        let target = w.picked.saturating_sub(1);
+        let mut sim = Sim::new(full_config(&self.text)?);
         sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
-        let waited_on = {
-            let mut ahead = sim.clone();
-            ahead.run_until(target);
-            ahead.thread_cpu(hit.tid)
-        };
         self.sim = sim;
         self.log.clear();
+        self.sim.record_trace();
+        self.sim.run_until(target);
+        let waited_on = self.sim.thread_cpu(w.tid);
         self.cpu = waited_on;
-        self.traced(|sim| sim.run_until(target));
+        self.log_trace();
         self.at = target;
-        let moment = if waited_on == hit.cpu {
-            format!("just before CPU{} picked it", hit.cpu)
+        let moment = if waited_on == w.cpu {
+            format!("just before CPU{} picked it", w.cpu)
         } else {
             format!(
                 "just before CPU{} took it from CPU{waited_on} and ran it",
-                hit.cpu
+                w.cpu
             )
         };
         self.note = Some(format!(
             "{what}: {} asked for at {}, ran {} later ({} µs). This is the moment {moment}.",
-            probe.thread_name(hit.tid),
-            ms(at),
-            ms(lat),
-            lat / 1000
+            self.sim.thread_name(w.tid),
+            ms(w.woke),
+            ms(w.latency),
+            w.latency / 1000
         ));
         Ok(())
     }
@@ -530,13 +515,10 @@ pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) ->
     let mut why = d.reason.describe().to_string();
     if let WakeupReason::PickedOther { picked: Some(p) } = d.reason {
         why = format!("{why}: {}", sim.entity_name(cpu, p));
+        // What a snapshot would draw as curr with a vprot.
         let rq = sim.rq(cpu);
-        let curr_protected = rq.snapshot().queues.iter().any(|q| {
-            q.entities
-                .iter()
-                .any(|e| e.id == p && e.is_curr && e.vprot.is_some())
-        });
-        if curr_protected {
+        let se = rq.se(p);
+        if se.on_rq && rq.cfs(se.cfs_rq).curr == Some(p) && rq.protect_slice(p) {
             why.push_str(", current and protected (RUN_TO_PARITY)");
         }
     }
