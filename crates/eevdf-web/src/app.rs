@@ -251,54 +251,45 @@ pub fn app() -> Html {
         });
     }
 
+    // Gives a request the next id and sends it to the worker.
+    let post = {
+        let bridge = bridge.clone();
+        let next_id = next_id.clone();
+        Rc::new(
+            move |lane: u8, scenario: String, teach: Option<TeachCmd>| -> u32 {
+                let id = {
+                    let mut n = next_id.borrow_mut();
+                    *n += 1;
+                    *n
+                };
+                if let Some(b) = bridge.borrow().as_ref() {
+                    b.send(Request {
+                        id,
+                        lane,
+                        scenario,
+                        teach,
+                    });
+                }
+                id
+            },
+        )
+    };
     // Sends a scenario on a lane; its earlier answers stop counting.
     let send = {
-        let bridge = bridge.clone();
+        let post = post.clone();
         let lanes = lanes.clone();
-        let next_id = next_id.clone();
         Rc::new(move |lane: u8, scenario: String| {
-            let id = {
-                let mut n = next_id.borrow_mut();
-                *n += 1;
-                *n
-            };
-            {
-                let mut ls = lanes.borrow_mut();
-                let l = &mut ls[usize::from(lane)];
-                l.id = id;
-                l.done = false;
-                l.scenario = scenario.clone();
-            }
-            if let Some(b) = bridge.borrow().as_ref() {
-                b.send(Request {
-                    id,
-                    lane,
-                    scenario,
-                    teach: None,
-                });
-            }
+            let id = post(lane, scenario.clone(), None);
+            let mut ls = lanes.borrow_mut();
+            let l = &mut ls[usize::from(lane)];
+            l.id = id;
+            l.done = false;
+            l.scenario = scenario;
         })
     };
-
-    let send_teach = {
-        let bridge = bridge.clone();
-        let next_id = next_id.clone();
-        Callback::from(move |cmd: TeachCmd| {
-            let id = {
-                let mut n = next_id.borrow_mut();
-                *n += 1;
-                *n
-            };
-            if let Some(b) = bridge.borrow().as_ref() {
-                b.send(Request {
-                    id,
-                    lane: LANE_TEACH,
-                    scenario: String::new(),
-                    teach: Some(cmd),
-                });
-            }
-        })
-    };
+    let send_teach = Callback::from(move |cmd: TeachCmd| {
+        post(LANE_TEACH, String::new(), Some(cmd));
+    });
     // Opens teaching mode on the page's scenario, then runs `then` there
     // (a jump to a wakeup, a moment on a CPU).
     let teach_here = {
