@@ -421,6 +421,11 @@ pub fn timeline_chart(p: &TimelineProps) -> Html {
     }
 }
 
+/// The height of one CPU's lane: [`ROW_PX`], less on big machines.
+fn lane_px(nr_cpus: u32) -> f64 {
+    (480.0 / f64::from(nr_cpus.max(1))).clamp(2.0, ROW_PX)
+}
+
 /// Where the timeline's lanes are on its canvas (CSS pixels).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Lanes {
@@ -438,7 +443,7 @@ impl Lanes {
             start: tl.start,
             span: (tl.end - tl.start).max(1) as f64,
             plot_w: (width - LABEL_PX - 4.0).max(10.0),
-            row: (480.0 / f64::from(nr)).clamp(2.0, ROW_PX),
+            row: lane_px(nr),
             nr,
         }
     }
@@ -469,7 +474,7 @@ const AXIS_PX: f64 = 18.0;
 /// Draws the timeline; returns where its lanes are, for clicks.
 fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool) -> Lanes {
     let nr = nr_cpus.max(1) as f64;
-    let row = (480.0 / nr).clamp(2.0, ROW_PX);
+    let row = lane_px(nr_cpus);
     let (w, h) = fit(c, Some((row * nr + AXIS_PX + 4.0) as u32));
     let lanes = Lanes::new(tl, nr_cpus, f64::from(w));
     let Some(ctx) = context_2d(c) else {
