@@ -508,7 +508,8 @@ impl Teacher {
 pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) -> String {
     let verdict = match (d.preempt, d.action) {
         (false, _) => "does not preempt",
-        (true, WakeupAction::Short) => "preempts: shorter slice (PREEMPT_SHORT)",
+        // The reason says "shorter slice"; the verdict names the feature.
+        (true, WakeupAction::Short) => "preempts under PREEMPT_SHORT",
         (true, WakeupAction::Pick) => "preempts: it would be picked now",
         (true, _) => "preempts",
     };
