@@ -15,20 +15,24 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
+.PHONY: help setup setup-kernel guest test-kernel serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
 	@echo "make test    set up and run every test (what CI runs)"
 	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
+	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
 
 setup:
 	@./scripts/setup.sh
 
+setup-kernel:
+	@./scripts/setup.sh --kernel
+
 serve: setup
 	trunk serve
 
-test: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e
+test: setup-kernel fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e test-kernel
 	@echo "all checks passed"
 
 fmt:
@@ -64,3 +68,13 @@ build-web:
 e2e:
 	cargo build --release --locked -p eevdf-cli
 	./tests/e2e/run.sh
+
+# The static guest runner (eevdf kernel run builds it too, on demand).
+guest:
+	cargo run --release --locked -q -p eevdf-cli -- kernel guest
+
+# Boots a real kernel: fetches Debian's newest 7.2.x, runs a short
+# scenario twice and checks the two results are byte-identical.
+test-kernel:
+	cargo build --release --locked -p eevdf-cli
+	cargo test --release --locked -p eevdf-cli --test kernel -- --ignored --nocapture

@@ -19,8 +19,12 @@ SUDO=""
 rustup target list --installed | grep -qx wasm32-unknown-unknown \
   || { say "adding wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
 
+# `setup.sh --kernel` (make test) adds what real-kernel mode needs:
+# QEMU, and dpkg-deb/apt for `eevdf kernel fetch` (in the base image).
+pkgs=(chromium chromium-driver)
+[ "${1:-}" = "--kernel" ] && pkgs+=(qemu-system-x86)
 need=()
-for p in chromium chromium-driver; do
+for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

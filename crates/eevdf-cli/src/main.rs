@@ -6,6 +6,8 @@
 
 #![forbid(unsafe_code)]
 
+mod kernel;
+
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,6 +19,8 @@ use eevdf_sim::{Sim, SimResult};
 
 /// Exit code for bad input (matches clap's own usage-error code).
 const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code for a run that failed (a kernel that did not boot, ...).
+const EXIT_RUN_FAILED: u8 = 1;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -129,6 +133,12 @@ enum Command {
         /// Kernel profile: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09.
         #[arg(long, default_value = "v7.1")]
         profile: String,
+    },
+    /// Real-kernel mode: fetch Debian kernels, run a scenario on one
+    /// under deterministic QEMU.
+    Kernel {
+        #[command(subcommand)]
+        what: kernel::KernelCmd,
     },
     /// Ideal long-run CPU shares of always-runnable tasks at the given nice levels.
     Shares {
@@ -312,14 +322,28 @@ fn run(
         };
         std::fs::write(path, body).map_err(|e| BadInput(format!("--trace {path}: {e}")))?;
     }
+    print!("{}", render(format, &sc, &r, hists, base, None)?);
+    Ok(())
+}
+
+/// A result in the chosen format; `hists` are the threads' latency
+/// histograms in `r.tasks` order, `source` the kernel run's block.
+fn render(
+    format: Format,
+    sc: &Scenario,
+    r: &SimResult,
+    hists: Vec<Vec<(u64, u64)>>,
+    base: &str,
+    source: Option<&report::Source>,
+) -> Result<String, BadInput> {
     let out = match format {
-        Format::Text => report::text(&r),
-        Format::Json => report::json(&sc.to_text(), &r),
-        Format::Lkml => report::lkml(&r, &sc.features.profile.to_string()),
+        Format::Text => report::text(r),
+        Format::Json => report::json_with_source(&sc.to_text(), r, source),
+        Format::Lkml => report::lkml(r, &sc.features.profile.to_string()),
         Format::Mail => report::mail(
             &sc.to_text(),
-            &report::lkml(&r, &sc.features.profile.to_string()),
-            &eevdf_scenario::link::url(&sc, base),
+            &report::lkml(r, &sc.features.profile.to_string()),
+            &eevdf_scenario::link::url(sc, base),
         ),
         Format::Cyclictest => {
             let threads: Vec<Vec<(u64, u64)>> = r
@@ -350,8 +374,7 @@ fn run(
             .collect::<Vec<_>>()
             .join(""),
     };
-    print!("{out}");
-    Ok(())
+    Ok(out)
 }
 
 fn check(scenario: &str, over: &Overrides, print_features: bool) -> Result<(), BadInput> {
@@ -504,6 +527,19 @@ fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Kernel { what } => {
+            return match kernel::main(what) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(kernel::Failure::Bad(msg)) => {
+                    eprintln!("error: {msg}");
+                    ExitCode::from(EXIT_BAD_INPUT)
+                }
+                Err(kernel::Failure::Run(msg)) => {
+                    eprintln!("error: {msg}");
+                    ExitCode::from(EXIT_RUN_FAILED)
+                }
+            }
+        }
         Command::Run {
             scenario,
             over,

@@ -9,6 +9,7 @@ pub mod debugfs;
 pub mod error;
 pub mod features_line;
 pub mod ftrace;
+pub mod guest;
 pub mod link;
 pub mod paste;
 pub mod presets;

@@ -274,6 +274,45 @@ struct JsonResult<'a> {
     hackbench: Vec<JsonHackbench<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     schbench: Vec<JsonSchbench<'a>>,
+    /// Present only on results measured on a real kernel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a Source>,
+}
+
+/// Where a result was measured, when it was not simulated: the `source`
+/// block of `eevdf.result.v1` (added compatibly, absent for simulations).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// `kernel`.
+    pub kind: String,
+    /// `uname -r -v` in the guest.
+    pub uname: String,
+    /// `/sys/kernel/debug/sched/features` read back after setup.
+    pub features: String,
+    /// The preemption model in force, read back.
+    pub preempt: String,
+    /// The kernel's `CONFIG_HZ` (`None` when its config is unknown).
+    pub hz: Option<u32>,
+    /// `base_slice_ns` read back.
+    pub base_slice_ns: u64,
+    pub cpus: u32,
+    /// The kernel release (`7.2.13+deb14-cloud-amd64`).
+    pub kernel: String,
+    /// The Debian package and its version (empty for `--kernel PATH`).
+    pub package: String,
+    pub package_version: String,
+    /// sha256 of the booted image.
+    pub kernel_sha256: String,
+    /// `qemu-system-x86_64 --version`, first line.
+    pub qemu: String,
+    /// `-icount shift=`.
+    pub icount_shift: u32,
+    /// QEMU `-seed`.
+    pub seed: u64,
+    /// sha256 of the guest runner binary.
+    pub guest_sha256: String,
+    /// What the run could not honour or should be read with care.
+    pub warnings: Vec<String>,
 }
 
 /// The mail-safe block (formats.md §7, `eevdf run --format mail` and the
@@ -295,7 +334,13 @@ pub fn mail(scenario_text: &str, lkml_table: &str, link: &str) -> String {
 /// samples gets a `latency_us` of zeros. `hackbench` and `schbench` appear
 /// only when non-empty.
 pub fn json(scenario_text: &str, r: &SimResult) -> String {
+    json_with_source(scenario_text, r, None)
+}
+
+/// [`json`] with a `source` block last, for results measured on a kernel.
+pub fn json_with_source(scenario_text: &str, r: &SimResult, source: Option<&Source>) -> String {
     let doc = JsonResult {
+        source,
         schema: SCHEMA,
         scenario: scenario_text,
         sim_ns: r.sim_ns,

@@ -39,7 +39,7 @@ impl LatencyStats {
 }
 
 /// A latency histogram: exact while small, log-linear beyond.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LatencyHist {
     counts: BTreeMap<Nanos, u64>,
     samples: u64,
@@ -60,15 +60,36 @@ fn quantize(v: Nanos, bits: u32) -> Nanos {
     }
 }
 
+impl Default for LatencyHist {
+    /// Exact (a derived default would keep 0 significant bits and read
+    /// every sample as 0).
+    fn default() -> Self {
+        LatencyHist::new()
+    }
+}
+
 impl LatencyHist {
     pub fn new() -> Self {
         LatencyHist {
+            counts: BTreeMap::new(),
+            samples: 0,
+            sum_ns: 0,
+            min: 0,
+            max: 0,
             bits: 64,
-            ..Default::default()
         }
     }
 
     pub fn record(&mut self, v: Nanos) {
+        self.record_n(v, 1);
+    }
+
+    /// Records `n` samples of value `v` (a histogram read back from a
+    /// kernel run's report); `n == 0` records nothing.
+    pub fn record_n(&mut self, v: Nanos, n: u64) {
+        if n == 0 {
+            return;
+        }
         if self.samples == 0 {
             self.min = v;
             self.max = v;
@@ -76,9 +97,9 @@ impl LatencyHist {
             self.min = self.min.min(v);
             self.max = self.max.max(v);
         }
-        self.samples += 1;
-        self.sum_ns += u128::from(v);
-        *self.counts.entry(quantize(v, self.bits)).or_insert(0) += 1;
+        self.samples += n;
+        self.sum_ns += u128::from(v) * u128::from(n);
+        *self.counts.entry(quantize(v, self.bits)).or_insert(0) += n;
         if self.counts.len() > MAX_DISTINCT {
             self.coarsen();
         }
@@ -186,6 +207,23 @@ mod tests {
         );
         assert_eq!(s.mean_ns(), 5500.0);
         assert_eq!(LatencyHist::new().stats(), LatencyStats::default());
+        let mut d = LatencyHist::default();
+        d.record(1234);
+        assert_eq!(d.stats().p50, 1234, "the default histogram is exact");
+    }
+
+    #[test]
+    fn record_n_equals_n_records() {
+        let (mut a, mut b) = (LatencyHist::new(), LatencyHist::new());
+        for (v, n) in [(7u64, 3u64), (2, 1), (9, 0), (7, 2)] {
+            a.record_n(v, n);
+            for _ in 0..n {
+                b.record(v);
+            }
+        }
+        assert_eq!(a.stats(), b.stats());
+        assert_eq!(a.buckets(), b.buckets());
+        assert_eq!(a.buckets(), vec![(2, 1), (7, 5)]);
     }
 
     proptest! {

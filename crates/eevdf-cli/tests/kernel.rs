@@ -1,0 +1,84 @@
+//! Real-kernel mode end to end (`make test-kernel`, part of `make test`):
+//! fetch Debian's newest 7.2.x, boot the same short scenario twice and
+//! check that the results are well formed and byte-identical, then boot
+//! the same image by path and check the result is the same again.
+//! Ignored by a plain `cargo test`: it needs QEMU and the package archive.
+//! Nothing here compares with committed kernel numbers: the archive moves.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn eevdf(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_eevdf"))
+        .args(args)
+        .output()
+        .expect("run eevdf");
+    assert!(
+        out.status.success(),
+        "eevdf {}: {}\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn smoke() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/kernel/smoke.scn")
+        .display()
+        .to_string()
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}): {s}"))
+}
+
+#[test]
+#[ignore = "boots a real kernel under QEMU (make test-kernel)"]
+fn a_kernel_run_is_well_formed_and_replays_byte_for_byte() {
+    // `kernel fetch` prints the release and the image's path.
+    let fetched = eevdf(&["kernel", "fetch", "7.2"]);
+    let (release, image) = fetched.trim().split_once(' ').expect("release and path");
+    assert!(release.starts_with("7.2."), "fetched {release}");
+    eprintln!("kernel: {release}");
+
+    let scn = smoke();
+    let args = ["kernel", "run", &scn, "--kernel", "7.2", "--format", "json"];
+    let first = eevdf(&args);
+    let second = eevdf(&args);
+    assert_eq!(first, second, "identical inputs, different kernel runs");
+
+    let v = json(&first);
+    assert_eq!(v["schema"], "eevdf.result.v1");
+    let src = &v["source"];
+    assert_eq!(src["kind"], "kernel");
+    assert_eq!(src["kernel"], release);
+    assert!(src["uname"].as_str().unwrap().starts_with("7.2."), "{src}");
+    assert!(
+        src["features"].as_str().unwrap().contains("PLACE_LAG"),
+        "{src}"
+    );
+    assert_eq!(src["guest_sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(src["kernel_sha256"].as_str().unwrap().len(), 64);
+    eprintln!("source: {src}");
+
+    // 3 s of a 1 ms timer: 3000 wakeups, give or take the edges.
+    let ct = &v["by_name"]["ct"];
+    let samples = ct["samples"].as_u64().unwrap();
+    assert!((2970..=3030).contains(&samples), "ct samples {samples}");
+    let lat = &ct["latency_us"];
+    let (p50, max) = (lat["p50"].as_f64().unwrap(), lat["max"].as_f64().unwrap());
+    assert!(p50 > 1.0 && p50 <= max, "ct latency {lat}");
+    // The hog gets most of the CPU, the timer about 2 %.
+    let hog_ms = v["by_name"]["hog"]["cpu_ms"].as_f64().unwrap();
+    assert!(hog_ms > 2000.0 && hog_ms < 3100.0, "hog cpu {hog_ms} ms");
+    assert!(v["totals"]["switches"].as_u64().unwrap() >= samples);
+
+    // The same image given by path: the same trajectory.
+    let third = eevdf(&["kernel", "run", &scn, "--kernel", image, "--format", "json"]);
+    let t = json(&third);
+    assert_eq!(t["by_name"], v["by_name"], "--kernel PATH ran differently");
+    assert_eq!(t["source"]["kernel_sha256"], src["kernel_sha256"]);
+}

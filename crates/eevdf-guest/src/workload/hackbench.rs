@@ -1,0 +1,217 @@
+//! hackbench (rt-tests): `groups` groups of `fds` senders and `fds`
+//! receivers; every receiver has one channel (a pipe, or a unix stream
+//! socket pair) that all senders of its group write to. A sender writes
+//! `loops` rounds of one 100-byte message to each receiver of its group
+//! (0 = until the window's end); a receiver reads `fds * loops`.
+//!
+//! Thread mode shares the channels inside one process; process mode is
+//! in [`super::members`].
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use eevdf_scenario::guest::GuestReport;
+use eevdf_sim::{TaskSpec, Workload};
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+
+use super::{wait_start, Ctx, Work};
+use crate::clock::{self, Nanos};
+use crate::plan::{Planned, Role};
+
+/// hackbench's message size.
+const DATASIZE: usize = 100;
+/// The simulator's default channel capacities (messages): a pipe of 16
+/// pages, a socket of 208 KiB at 768 bytes per message.
+const DEFAULT_PIPE_MSGS: u32 = 655;
+const DEFAULT_SOCKET_MSGS: u32 = 277;
+
+#[derive(Debug)]
+pub(in crate::workload) struct Sender {
+    pub(super) outs: Vec<Arc<File>>,
+    pub(super) loops: u64,
+}
+
+#[derive(Debug)]
+pub(in crate::workload) struct Receiver {
+    pub(super) input: Arc<File>,
+    /// Messages to read; 0 = until the window's end.
+    pub(super) expect: u64,
+}
+
+impl Sender {
+    pub(super) fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
+        if wait_start(ctx)?.is_none() {
+            return Ok(None);
+        }
+        let data = [0u8; DATASIZE];
+        let mut round = 0u64;
+        while self.loops == 0 || round < self.loops {
+            for out in &self.outs {
+                if clock::now() >= ctx.window.t1 {
+                    return Ok(None);
+                }
+                if let Err(e) = (&**out).write_all(&data) {
+                    // Receivers leave at the window's end, and with them
+                    // the pipe's last reader.
+                    if clock::now() >= ctx.window.t1 {
+                        return Ok(None);
+                    }
+                    return Err(format!("sender write: {e}"));
+                }
+            }
+            round += 1;
+        }
+        Ok(Some(clock::now()))
+    }
+}
+
+impl Receiver {
+    pub(super) fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
+        if wait_start(ctx)?.is_none() {
+            return Ok(None);
+        }
+        let mut data = [0u8; DATASIZE];
+        let mut got = 0u64;
+        while self.expect == 0 || got < self.expect {
+            match (&*self.input).read_exact(&mut data) {
+                Ok(()) => {}
+                // Every sender is gone (process mode, after the window).
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(None),
+                Err(_) if clock::now() >= ctx.window.t1 => return Ok(None),
+                Err(e) => return Err(format!("receiver read: {e}")),
+            }
+            if clock::now() >= ctx.window.t1 {
+                return Ok(None);
+            }
+            got += 1;
+            ctx.record().count.store(got, Ordering::Release);
+        }
+        Ok(Some(clock::now()))
+    }
+}
+
+pub(super) struct Params {
+    pub(super) groups: u32,
+    pub(super) fds: u32,
+    pub(super) pipe: bool,
+    pub(super) loops: u64,
+    pub(super) pipe_msgs: u32,
+}
+
+pub(super) fn params(spec: &TaskSpec) -> Params {
+    match spec.workload {
+        Workload::Hackbench {
+            groups,
+            fds,
+            pipe,
+            loops,
+            pipe_msgs,
+            ..
+        } => Params {
+            groups: groups.max(1),
+            fds: fds.max(1),
+            pipe,
+            loops,
+            pipe_msgs,
+        },
+        _ => Params {
+            groups: 1,
+            fds: 1,
+            pipe: true,
+            loops: 0,
+            pipe_msgs: DEFAULT_PIPE_MSGS,
+        },
+    }
+}
+
+/// One receiver's channel: (read end, write end).
+fn channel(p: &Params, warnings: &mut Vec<String>) -> Result<(File, File), String> {
+    if !p.pipe {
+        if p.pipe_msgs != DEFAULT_SOCKET_MSGS {
+            push_once(
+                warnings,
+                "hackbench: pipe_msgs is ignored for sockets".into(),
+            );
+        }
+        let (r, w) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
+        return Ok((File::from(OwnedFd::from(r)), File::from(OwnedFd::from(w))));
+    }
+    let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
+    if p.pipe_msgs != DEFAULT_PIPE_MSGS {
+        // 40 messages fit a page; the kernel rounds up to a power of two.
+        let bytes = p.pipe_msgs.div_ceil(40).saturating_mul(4096);
+        let size = i32::try_from(bytes).unwrap_or(i32::MAX);
+        match fcntl(&w, FcntlArg::F_SETPIPE_SZ(size)) {
+            Ok(got) if got != size => push_once(
+                warnings,
+                format!("hackbench: pipes hold {got} bytes, not {bytes} (pipe_msgs)"),
+            ),
+            Ok(_) => {}
+            Err(e) => return Err(format!("F_SETPIPE_SZ {size}: {e}")),
+        }
+    }
+    Ok((File::from(r), File::from(w)))
+}
+
+fn push_once(warnings: &mut Vec<String>, w: String) {
+    if !warnings.contains(&w) {
+        warnings.push(w);
+    }
+}
+
+/// Every group's channels, receiver by receiver.
+pub(super) fn channels(
+    p: &Params,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Vec<(File, File)>>, String> {
+    (0..p.groups)
+        .map(|_| (0..p.fds).map(|_| channel(p, warnings)).collect())
+        .collect()
+}
+
+/// Thread mode: the works of one process sharing the channels.
+pub(super) fn thread_works(
+    spec: &TaskSpec,
+    threads: &[Planned],
+    report: &mut GuestReport,
+) -> Result<Vec<Work>, String> {
+    let p = params(spec);
+    let chans: Vec<Vec<(Arc<File>, Arc<File>)>> = channels(&p, &mut report.warnings)?
+        .into_iter()
+        .map(|g| {
+            g.into_iter()
+                .map(|(r, w)| (Arc::new(r), Arc::new(w)))
+                .collect()
+        })
+        .collect();
+    let expect = p.loops.saturating_mul(u64::from(p.fds));
+    threads
+        .iter()
+        .map(|t| match t.role {
+            Role::Sender { group } => {
+                let g = chans
+                    .get(group as usize)
+                    .ok_or("hackbench: no such group")?;
+                Ok(Work::Sender(Sender {
+                    outs: g.iter().map(|c| Arc::clone(&c.1)).collect(),
+                    loops: p.loops,
+                }))
+            }
+            Role::Receiver { group, index } => {
+                let c = chans
+                    .get(group as usize)
+                    .and_then(|g| g.get(index as usize))
+                    .ok_or("hackbench: no such receiver")?;
+                Ok(Work::Receiver(Receiver {
+                    input: Arc::clone(&c.0),
+                    expect,
+                }))
+            }
+            _ => Err("hackbench: a thread that is neither sender nor receiver".into()),
+        })
+        .collect()
+}

@@ -1,0 +1,233 @@
+//! Running one task directive's threads for the window, as library
+//! functions (tests call them in-process; the guest calls them in one
+//! child process per directive).
+//!
+//! Every thread applies its scheduling attributes, reads its counters,
+//! reports ready, waits for the window (and reads its CPU clock once
+//! more, outside the window), sleeps until its start (the
+//! simulator's offset from the window start) and runs its role; when
+//! done it parks without a timer. Just after the window's end the
+//! directive's main thread reads every thread's counters (all are still
+//! alive, blocked or parked) and builds the report: nothing reads
+//! `/proc` inside the window.
+
+mod hackbench;
+mod hog;
+mod members;
+mod periodic;
+mod record;
+mod schbench;
+mod threads;
+mod timer;
+
+use std::path::PathBuf;
+
+use eevdf_scenario::guest::GuestReport;
+use eevdf_sim::{SimConfig, TaskSpec, Workload};
+
+use crate::clock::{self, Burner, Nanos};
+use crate::plan::{self, Planned, Role};
+use crate::proto::{Handshake, Window};
+use crate::setup;
+use record::Record;
+use threads::{run_threads, Shared};
+
+pub use members::{member_fds, run_member, MEMBER_ARGS};
+
+/// Whether the run is a guest's (strict: every attribute must apply) or
+/// a development run on the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Guest,
+    Local,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Guest => "guest",
+            Mode::Local => "local",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        [Mode::Guest, Mode::Local]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
+}
+
+/// How a directive runs.
+#[derive(Clone, Debug)]
+pub struct RunOpts {
+    pub mode: Mode,
+    /// This binary, for hackbench's process mode.
+    pub exe: PathBuf,
+    /// The scenario file, passed on to hackbench's processes.
+    pub scenario_path: PathBuf,
+    /// Report only after the window's end, even when every thread is
+    /// done earlier (child processes: exiting would perturb the run).
+    pub hold_until_end: bool,
+}
+
+/// Runs directive `d` of `cfg` and returns its part of the report
+/// (threads, benchmark results, warnings, error).
+pub fn run_directive(
+    cfg: &SimConfig,
+    d: usize,
+    opts: &RunOpts,
+    hs: &mut dyn Handshake,
+) -> GuestReport {
+    let mut report = GuestReport::new();
+    if let Err(e) = try_directive(cfg, d, opts, hs, &mut report) {
+        report.error.get_or_insert(e);
+    }
+    report
+}
+
+fn try_directive(
+    cfg: &SimConfig,
+    d: usize,
+    opts: &RunOpts,
+    hs: &mut dyn Handshake,
+    report: &mut GuestReport,
+) -> Result<(), String> {
+    let spec = cfg
+        .tasks
+        .get(d)
+        .ok_or_else(|| format!("the scenario has no task directive {d}"))?;
+    let threads: Vec<Planned> = plan::plan(cfg)?
+        .into_iter()
+        .filter(|t| t.directive == d)
+        .collect();
+    enter_group(spec, opts.mode, report)?;
+    if let Workload::Hackbench { threads: false, .. } = spec.workload {
+        return members::run_processes(spec, &threads, opts, hs, report);
+    }
+    let works = works_for(spec, &threads, report)?;
+    run_threads(
+        spec,
+        threads.into_iter().zip(works).collect(),
+        opts,
+        hs,
+        report,
+    )
+}
+
+/// Joins the directive's cgroup (guest) or says it is ignored (local).
+fn enter_group(spec: &TaskSpec, mode: Mode, report: &mut GuestReport) -> Result<(), String> {
+    match (&spec.group, mode) {
+        (None, _) => Ok(()),
+        (Some(g), Mode::Guest) => setup::join_group(g),
+        (Some(g), Mode::Local) => {
+            report
+                .warnings
+                .push(format!("{}: group {g} ignored in local mode", spec.name));
+            Ok(())
+        }
+    }
+}
+
+/// What each planned thread runs.
+fn works_for(
+    spec: &TaskSpec,
+    threads: &[Planned],
+    report: &mut GuestReport,
+) -> Result<Vec<Work>, String> {
+    match &spec.workload {
+        Workload::Hackbench { .. } => hackbench::thread_works(spec, threads, report),
+        Workload::Schbench { .. } => Ok(schbench::works(spec, threads)),
+        _ => Ok(threads
+            .iter()
+            .map(|t| match t.role {
+                Role::Timer { period_ns, run_ns } => Work::Timer { period_ns, run_ns },
+                Role::Periodic {
+                    run_ns,
+                    sleep_ns,
+                    period_ns,
+                } => Work::Periodic {
+                    run_ns,
+                    sleep_ns,
+                    period_ns,
+                },
+                _ => Work::Hog,
+            })
+            .collect()),
+    }
+}
+
+/// One thread's job, with what it shares with the others.
+#[derive(Debug)]
+enum Work {
+    Timer {
+        period_ns: Nanos,
+        run_ns: Nanos,
+    },
+    Periodic {
+        run_ns: Nanos,
+        sleep_ns: Nanos,
+        period_ns: Option<Nanos>,
+    },
+    Hog,
+    Sender(hackbench::Sender),
+    Receiver(hackbench::Receiver),
+    Message(schbench::Message),
+    Worker(schbench::Worker),
+}
+
+/// What a thread sees while it runs.
+struct Ctx<'a> {
+    window: Window,
+    /// Absolute start; `None` = runs only when woken.
+    start: Option<Nanos>,
+    me: usize,
+    shared: &'a Shared,
+    burner: Burner,
+}
+
+impl Ctx<'_> {
+    fn record(&self) -> &Record {
+        &self.shared.records[self.me]
+    }
+
+    /// Records one wakeup latency of this thread.
+    fn sample(&self, latency: Nanos) {
+        self.record().lock().hist.record(latency);
+    }
+}
+
+impl Work {
+    /// Runs to the window's end; `Some(t)` = finished its finite work at `t`.
+    fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
+        match self {
+            Work::Timer { period_ns, run_ns } => timer::run(ctx, period_ns, run_ns),
+            Work::Periodic {
+                run_ns,
+                sleep_ns,
+                period_ns,
+            } => periodic::run(ctx, run_ns, sleep_ns, period_ns),
+            Work::Hog => hog::run(ctx),
+            Work::Sender(s) => s.run(ctx),
+            Work::Receiver(r) => r.run(ctx),
+            Work::Message(m) => m.run(ctx),
+            Work::Worker(w) => w.run(ctx),
+        }
+    }
+}
+
+/// Sleeps until the thread's start; `None` if it starts after the window.
+fn wait_start(ctx: &Ctx) -> Result<Option<Nanos>, String> {
+    let Some(s) = ctx.start else { return Ok(None) };
+    if s > ctx.window.t1 {
+        return Ok(None);
+    }
+    let slept = clock::now() < s;
+    clock::sleep_until(s).map_err(|e| format!("clock_nanosleep: {e}"))?;
+    let mut st = ctx.record().lock();
+    st.slept_to_start = slept;
+    // The window's CPU time starts here, without the way to sleep.
+    if let Some(start) = st.start.as_mut() {
+        start.cpu_ns = clock::thread_cpu();
+    }
+    Ok(Some(s))
+}

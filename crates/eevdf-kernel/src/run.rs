@@ -1,0 +1,303 @@
+//! One scenario on one kernel: pack, boot, read the report back as the
+//! simulator's result with a `source` block.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use eevdf_scenario::guest::GuestReport;
+use eevdf_scenario::report::Source;
+use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::SimResult;
+
+use crate::guest_bin::GuestBinary;
+use crate::initramfs::Initramfs;
+use crate::qemu::{self, Boot, Phase};
+use crate::KernelError;
+
+/// The kernel to boot, as the run needs it.
+#[derive(Clone, Debug, Default)]
+pub struct Image {
+    pub vmlinuz: PathBuf,
+    /// Kernel release, e.g. `7.2.13+deb14-cloud-amd64`.
+    pub release: String,
+    /// Debian package and version; empty for a user's own build.
+    pub package: String,
+    pub package_version: String,
+    pub sha256: String,
+    /// `CONFIG_HZ`, when the config is known.
+    pub hz: Option<u32>,
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub qemu: PathBuf,
+    /// QEMU `-seed`.
+    pub seed: u64,
+    /// `-icount shift=`.
+    pub shift: u32,
+    /// Capture tracefs sched events for the window.
+    pub trace: bool,
+    /// Wall-clock limit; `None` = derived from the duration.
+    pub timeout: Option<Duration>,
+    pub mem_mib: u32,
+    /// Where the serial logs go.
+    pub workdir: PathBuf,
+}
+
+impl Options {
+    pub fn new(workdir: PathBuf) -> Self {
+        Options {
+            qemu: "qemu-system-x86_64".into(),
+            seed: 1,
+            shift: 1,
+            trace: false,
+            timeout: None,
+            mem_mib: 1024,
+            workdir,
+        }
+    }
+}
+
+/// A finished kernel run.
+#[derive(Clone, Debug)]
+pub struct KernelRun {
+    pub report: GuestReport,
+    pub result: SimResult,
+    pub source: Source,
+    /// Raw tracefs text, when asked for.
+    pub trace: Option<String>,
+    pub console: String,
+    pub wall: Duration,
+}
+
+/// The scenario text the guest reads: canonical, plus an explicit
+/// `preempt full` when the user gave one (the canonical text leaves the
+/// scenario default out, but on a kernel "full" is a choice, not the
+/// default).
+///
+/// The user's feature tokens are repeated after the canonical ones, in
+/// their order: canonical text drops a token equal to the profile's
+/// default (`PS_CLEAR_BUDDY` on v7.1), but the kernel must still see it,
+/// or refuse it. Replaying them leaves the effective features unchanged.
+pub fn guest_text(sc: &Scenario, explicit_preempt: bool) -> String {
+    let mut text = sc.to_text();
+    if explicit_preempt && !text.lines().any(|l| l.starts_with("preempt ")) {
+        let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        text = format!("{head}\npreempt {}\n{rest}", sc.sim.preempt.name());
+    }
+    let tokens = sc.features.tokens();
+    if tokens.is_empty() {
+        return text;
+    }
+    let body = text.strip_suffix("end\n").unwrap_or(&text).to_string();
+    let mut lines = vec![String::from("features")];
+    for t in tokens {
+        let last = lines.last_mut().expect("never empty");
+        if last.len() + 1 + t.len() > eevdf_scenario::scenario::MAX_COLUMNS {
+            lines.push(format!("features {t}"));
+        } else {
+            last.push(' ');
+            last.push_str(t);
+        }
+    }
+    format!("{body}{}\nend\n", lines.join("\n"))
+}
+
+/// Whether a scenario text sets `preempt` itself (first token of a line).
+pub fn has_preempt_directive(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.split('#').next().unwrap_or("").split_whitespace().next() == Some("preempt"))
+}
+
+/// The initramfs for a run: `/init` is the guest, `/eevdf/` its input.
+pub fn initramfs(guest: &GuestBinary, text: &str, trace: bool) -> Result<Vec<u8>, KernelError> {
+    let mut fs = Initramfs::new();
+    fs.file("init", 0o755, guest.bytes.clone());
+    fs.file("eevdf/scenario.txt", 0o644, text.as_bytes().to_vec());
+    fs.file(
+        "eevdf/options",
+        0o644,
+        format!("trace={}\n", u8::from(trace)).into_bytes(),
+    );
+    fs.gzip()
+        .map_err(|e| KernelError::new(format!("building the initramfs: {e}"), ""))
+}
+
+/// Things to say before booting: what the kernel cannot honour.
+pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
+    let mut w = Vec::new();
+    match image.hz {
+        Some(hz) if hz != sc.sim.hz => w.push(format!(
+            "the scenario's hz {} cannot be set on a kernel: {} has CONFIG_HZ={hz}, used instead",
+            sc.sim.hz, image.release
+        )),
+        None => w.push(format!("{}: no kernel config, HZ unknown", image.release)),
+        _ => {}
+    }
+    if sc.sim.nr_cpus > 1 {
+        w.push(format!(
+            "{} CPUs under -icount: QEMU runs the vCPUs one after another, so cross-CPU \
+             wakeups wait for the target vCPU's turn; one CPU is the clean reference",
+            sc.sim.nr_cpus
+        ));
+    }
+    w
+}
+
+/// A generous wall-clock limit: boot, plus up to 40x the guest duration
+/// (a loaded one-CPU guest runs 2-4x slower than real time per vCPU).
+fn default_timeout(sc: &Scenario) -> Duration {
+    let guest_s = sc.sim.duration_ns.div_ceil(1_000_000_000);
+    Duration::from_secs(120 + guest_s * 40 * u64::from(sc.sim.nr_cpus.max(1)))
+}
+
+/// Runs `sc` on `image`. `explicit_preempt` says whether the user chose
+/// the preemption model (else the kernel keeps its default).
+pub fn run(
+    sc: &Scenario,
+    explicit_preempt: bool,
+    image: &Image,
+    guest: &GuestBinary,
+    opts: &Options,
+    progress: &mut dyn FnMut(Phase, Duration),
+) -> Result<KernelRun, KernelError> {
+    let text = guest_text(sc, explicit_preempt);
+    let initrd = initramfs(guest, &text, opts.trace)?;
+    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
+    let initrd_path = opts.workdir.join("initrd.gz");
+    std::fs::write(&initrd_path, &initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
+    let boot = Boot {
+        qemu: opts.qemu.clone(),
+        kernel: image.vmlinuz.clone(),
+        initrd: initrd_path,
+        cpus: sc.sim.nr_cpus.max(1),
+        mem_mib: opts.mem_mib,
+        seed: opts.seed,
+        shift: opts.shift,
+        append: qemu::APPEND.into(),
+        timeout: opts.timeout.unwrap_or_else(|| default_timeout(sc)),
+        workdir: opts.workdir.clone(),
+    };
+    let serial = boot.run(progress)?;
+    let report = GuestReport::parse(&serial.report).map_err(|e| {
+        KernelError::new(
+            format!(
+                "{}; console tail:\n{}",
+                e.message,
+                qemu::tail(&serial.console, 15)
+            ),
+            e.hint,
+        )
+    })?;
+    if let Some(err) = &report.error {
+        return Err(KernelError::refused(
+            format!("the guest refused the scenario: {err}"),
+            "run it on the simulator, or drop what this kernel lacks",
+        ));
+    }
+    let result = report
+        .to_sim_result(sc)
+        .map_err(|e| KernelError::new(format!("the guest's report does not fit: {e}"), ""))?;
+    let mut warn = warnings(sc, image);
+    warn.extend(report.warnings.iter().cloned());
+    let source = Source {
+        kind: "kernel".into(),
+        uname: report.uname.clone(),
+        features: report.features.clone(),
+        preempt: report.preempt.clone(),
+        hz: image.hz,
+        base_slice_ns: report.base_slice_ns,
+        cpus: report.nr_cpus,
+        kernel: image.release.clone(),
+        package: image.package.clone(),
+        package_version: image.package_version.clone(),
+        kernel_sha256: image.sha256.clone(),
+        qemu: qemu::version(&opts.qemu)?,
+        icount_shift: opts.shift,
+        seed: opts.seed,
+        guest_sha256: guest.sha256.clone(),
+        warnings: warn,
+    };
+    let trace = opts.trace.then(|| serial.trace.replace('\r', ""));
+    Ok(KernelRun {
+        report,
+        result,
+        source,
+        trace,
+        console: serial.console,
+        wall: serial.wall,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sc(text: &str) -> Scenario {
+        Scenario::parse(text).unwrap()
+    }
+
+    #[test]
+    fn an_explicit_full_preempt_reaches_the_guest() {
+        let t = "eevdf-scenario v1\npreempt full\ntask a kind=hog\nend\n";
+        assert!(has_preempt_directive(t));
+        assert!(!has_preempt_directive(
+            "eevdf-scenario v1\n# preempt full\nend\n"
+        ));
+        let s = sc(t);
+        assert!(
+            !s.to_text().contains("preempt"),
+            "canonical text drops the default"
+        );
+        let g = guest_text(&s, true);
+        assert!(g.contains("\npreempt full\n"));
+        assert_eq!(sc(&g), s, "the guest text is the same scenario");
+        assert_eq!(guest_text(&s, false), s.to_text());
+        let feats =
+            sc("eevdf-scenario v1\nkernel v7.1\nfeatures PS_CLEAR_BUDDY NO_PLACE_LAG\nend\n");
+        assert!(
+            !feats.to_text().contains("PS_CLEAR_BUDDY"),
+            "a default is not canonical"
+        );
+        let g = guest_text(&feats, false);
+        assert!(
+            g.contains("features PS_CLEAR_BUDDY NO_PLACE_LAG\nend\n"),
+            "{g}"
+        );
+        let back = sc(&g);
+        assert_eq!(back, feats);
+        assert!(back.features.tokens().iter().any(|t| t == "PS_CLEAR_BUDDY"));
+        let lazy = sc("eevdf-scenario v1\npreempt lazy\nend\n");
+        assert_eq!(guest_text(&lazy, true).matches("preempt").count(), 1);
+    }
+
+    #[test]
+    fn warnings_name_what_a_kernel_cannot_honour() {
+        let image = Image {
+            release: "7.2.13".into(),
+            hz: Some(250),
+            ..Default::default()
+        };
+        assert!(warnings(&sc("eevdf-scenario v1\nhz 250\nend\n"), &image).is_empty());
+        let w = warnings(
+            &sc("eevdf-scenario v1\nmachine smp2\nhz 1000\nend\n"),
+            &image,
+        );
+        assert_eq!(w.len(), 2);
+        assert!(w[0].contains("CONFIG_HZ=250"));
+        assert!(w[1].contains("one after another"));
+    }
+
+    #[test]
+    fn the_initramfs_is_reproducible() {
+        let g = GuestBinary {
+            path: "/g".into(),
+            bytes: b"\x7fELF guest".to_vec(),
+            sha256: String::new(),
+        };
+        let a = initramfs(&g, "eevdf-scenario v1\nend\n", false).unwrap();
+        assert_eq!(a, initramfs(&g, "eevdf-scenario v1\nend\n", false).unwrap());
+        assert_ne!(a, initramfs(&g, "eevdf-scenario v1\nend\n", true).unwrap());
+    }
+}
