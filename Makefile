@@ -15,13 +15,14 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
 	@echo "make test    set up and run every test (what CI runs)"
 	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
+	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc"
 
 setup:
 	@./scripts/setup.sh
@@ -78,3 +79,23 @@ guest:
 test-kernel:
 	cargo build --release --locked -p eevdf-cli
 	cargo test --release --locked -p eevdf-cli --test kernel -- --ignored --nocapture
+
+# The fidelity set on real kernels (hours of CPU; never part of make
+# test): cached per boot, so an interrupted run resumes. ROWS, VARIANTS
+# and KERNELS select part of it (eevdf kernel fidelity --list).
+fidelity: setup-kernel
+	cargo build --release --locked -p eevdf-cli
+	./target/release/eevdf kernel fidelity $(if $(ROWS),--rows $(ROWS)) \
+	  $(if $(VARIANTS),--variants $(VARIANTS)) $(if $(KERNELS),--kernels $(KERNELS))
+	$(MAKE) fidelity-doc
+
+# docs/fidelity.md, the known-disagreements list and the page's kernel
+# rows, from the committed tests/kernel-ref/ (simulator only, seconds).
+fidelity-doc:
+	cargo run --release --locked -q -p eevdf-cli -- kernel fidelity-doc
+
+# The seed threads as a second referee (simulator only, about 15 min on
+# 2 cores): every transcribed comparison of tests/seeds/published.txt,
+# written to docs/fidelity-seeds.md.
+fidelity-seeds:
+	./scripts/fidelity-seeds.sh

@@ -3,7 +3,7 @@
 //! only; the work is in `eevdf-kernel`.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Subcommand;
@@ -23,6 +23,51 @@ pub enum KernelCmd {
     /// Run a scenario on a real kernel under deterministic QEMU and print
     /// the result in any report format (JSON gains a `source` block).
     Run(Box<RunArgs>),
+    /// Measure the QEMU machine's costs inside the guest (one CPU) and
+    /// print them with the scenario keys they map onto.
+    Calibrate {
+        /// A series (fetched now if missing), or the path of any bzImage.
+        #[arg(long, default_value = "7.2", value_name = "SERIES|PATH")]
+        kernel: String,
+        /// `-icount shift=`.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=10))]
+        shift: u32,
+        /// Keep the serial logs and initrd in this directory.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+    },
+    /// Simulate the committed fidelity references and write
+    /// docs/fidelity.md, the known-disagreements list and the page's data.
+    FidelityDoc {
+        #[arg(long, default_value = "tests/kernel-ref")]
+        refs: PathBuf,
+        #[arg(long, default_value = "docs/fidelity.md")]
+        out: PathBuf,
+        #[arg(long, default_value = "crates/eevdf-scenario/data/kernel_ref.txt")]
+        page_data: PathBuf,
+    },
+    /// Run the fidelity set on kernels (cached per boot, resumable) and
+    /// write the reference files (`make fidelity`).
+    Fidelity {
+        /// Comma-separated rows (default: all; `eevdf kernel fidelity --list`).
+        #[arg(long, value_delimiter = ',')]
+        rows: Vec<String>,
+        #[arg(long, value_delimiter = ',')]
+        variants: Vec<String>,
+        #[arg(long, value_delimiter = ',', default_values_t = ["7.2".to_string(), "6.12".to_string()])]
+        kernels: Vec<String>,
+        /// Seeds 1..=N.
+        #[arg(long, default_value_t = 5)]
+        seeds: u64,
+        /// Parallel QEMUs.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        #[arg(long, default_value = "tests/kernel-ref")]
+        out: PathBuf,
+        /// List the rows and variants and stop.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -90,6 +135,25 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
             println!("{} {}", img.release, img.vmlinuz.display());
             Ok(())
         }
+        KernelCmd::Fidelity {
+            rows,
+            variants,
+            kernels,
+            seeds,
+            jobs,
+            out,
+            list,
+        } => fidelity(rows, variants, kernels, seeds, jobs, out, list),
+        KernelCmd::FidelityDoc {
+            refs,
+            out,
+            page_data,
+        } => fidelity_doc(&refs, &out, &page_data),
+        KernelCmd::Calibrate {
+            kernel,
+            shift,
+            keep,
+        } => calibrate(&kernel, shift, keep),
         KernelCmd::Guest => {
             let g = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
             println!("{} {}", g.path.display(), g.sha256);
@@ -192,4 +256,246 @@ fn progress_bar(release: &str, duration_ns: u64) -> Option<indicatif::ProgressBa
         b.set_style(style);
     }
     Some(b)
+}
+
+/// Items by name from a table, all of it when `names` is empty.
+fn pick<T>(
+    names: &[String],
+    all: &'static [T],
+    name: fn(&T) -> &str,
+    what: &str,
+) -> Result<Vec<&'static T>, Failure> {
+    if names.is_empty() {
+        return Ok(all.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            all.iter().find(|t| name(t) == n).ok_or_else(|| {
+                let known: Vec<&str> = all.iter().map(name).collect();
+                Failure::Bad(format!("no {what} `{n}` (hint: {})", known.join(", ")))
+            })
+        })
+        .collect()
+}
+
+fn fidelity(
+    rows: Vec<String>,
+    variants: Vec<String>,
+    kernels: Vec<String>,
+    seeds: u64,
+    jobs: usize,
+    out: PathBuf,
+    list: bool,
+) -> Result<(), Failure> {
+    use eevdf_kernel::fidelity::{ROWS, VARIANTS};
+    if list {
+        for r in &ROWS {
+            println!("row     {:<14} {}", r.name, r.title);
+        }
+        for v in &VARIANTS {
+            println!("variant {}", v.name);
+        }
+        return Ok(());
+    }
+    let rows = pick(&rows, &ROWS, |r| r.name, "row")?;
+    let variants = pick(&variants, &VARIANTS, |v| v.name, "variant")?;
+    if !(1..=100).contains(&seeds) {
+        return Err(Failure::Bad(format!("--seeds {seeds}: use 1 to 100")));
+    }
+    let mut images = Vec::new();
+    for k in &kernels {
+        images.push((k.clone(), select::image(k, None, &mut |m| say(m))?));
+    }
+    let guest = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let plan = eevdf_kernel::fidelity_run::Plan {
+        rows,
+        variants,
+        kernels: images,
+        seeds: (1..=seeds).collect(),
+        jobs,
+        out,
+        cache: eevdf_kernel::fetch::cache_root().join("runs"),
+        qemu: "qemu-system-x86_64".into(),
+        commit,
+    };
+    let n = eevdf_kernel::fidelity_run::run_plan(&plan, &guest, &|m| say(m))?;
+    say(&format!(
+        "wrote {n} reference files to {}",
+        plan.out.display()
+    ));
+    Ok(())
+}
+
+fn fidelity_doc(refs: &Path, out: &Path, page_data: &Path) -> Result<(), Failure> {
+    use eevdf_kernel::fidelity;
+    let refs_v = fidelity::load_references(refs).map_err(Failure::Bad)?;
+    if refs_v.is_empty() {
+        return Err(Failure::Bad(format!(
+            "{}: no reference files (hint: make fidelity runs the kernels first)",
+            refs.display()
+        )));
+    }
+    let judged = fidelity::judge_all(&refs_v).map_err(Failure::Run)?;
+    let verdicts = fidelity::verdicts(&judged);
+    let write = |p: &Path, text: String| {
+        std::fs::write(p, text).map_err(|e| Failure::Run(format!("{}: {e}", p.display())))
+    };
+    write(out, fidelity::markdown(&judged, &verdicts))?;
+    write(
+        &refs.join("known-disagreements.txt"),
+        fidelity::known_text(&verdicts),
+    )?;
+    write(page_data, fidelity::page_data(&judged))?;
+    let agree = verdicts.iter().filter(|v| v.agrees).count();
+    say(&format!(
+        "{} references, {agree} of {} cells agree; wrote {}",
+        refs_v.len(),
+        verdicts.len(),
+        out.display()
+    ));
+    Ok(())
+}
+
+/// Prints a failure and gives its exit code.
+pub fn exit(f: Failure) -> std::process::ExitCode {
+    let (msg, code) = match f {
+        Failure::Bad(m) => (m, crate::EXIT_BAD_INPUT),
+        Failure::Run(m) => (m, crate::EXIT_RUN_FAILED),
+    };
+    eprintln!("error: {msg}");
+    std::process::ExitCode::from(code)
+}
+
+/// `eevdf compare ... --kernel K`.
+#[derive(Debug)]
+pub struct CompareArgs<'a> {
+    pub a: &'a str,
+    pub b: Option<&'a str>,
+    pub a_features: Option<&'a str>,
+    pub b_features: Option<&'a str>,
+    pub over: &'a Overrides,
+    pub kernel: &'a str,
+}
+
+/// One side on both: the kernel's result and its simulator twin's.
+fn both(
+    sc: &eevdf_scenario::scenario::Scenario,
+    explicit_preempt: bool,
+    image: &run::Image,
+    guest: &eevdf_kernel::guest_bin::GuestBinary,
+) -> Result<(eevdf_sim::SimResult, run::KernelRun, String), Failure> {
+    let tmp = std::env::temp_dir().join(format!("eevdf-compare-{}", std::process::id()));
+    let mut opts = run::Options::new(tmp.clone());
+    opts.seed = sc.sim.seed;
+    let k = run::run(sc, explicit_preempt, image, guest, &opts, &mut |_, _| {});
+    let _ = std::fs::remove_dir_all(&tmp);
+    let k = k?;
+    let s = &k.source;
+    let twin = run::sim_twin(
+        sc,
+        &image.release,
+        &s.features,
+        s.base_slice_ns,
+        &s.preempt,
+        s.hz,
+    )
+    .map_err(Failure::Run)?;
+    let line = twin.features.debugfs_line().trim_end().to_string();
+    Ok((eevdf_sim::simulate(twin.sim.clone()), k, line))
+}
+
+pub fn compare(a: &CompareArgs) -> Result<(), Failure> {
+    let mut sa = load(a.a, a.over)?;
+    let mut sb = load(a.b.unwrap_or(a.a), a.over)?;
+    for (sc, f, flag) in [
+        (&mut sa, a.a_features, "--a-features"),
+        (&mut sb, a.b_features, "--b-features"),
+    ] {
+        if let Some(f) = f {
+            sc.apply_features(f).map_err(|e| BadInput::parse(flag, e))?;
+        }
+    }
+    let ab = a.b.is_some() || a.a_features.is_some() || a.b_features.is_some();
+    let explicit = |arg: &str| -> Result<bool, Failure> {
+        let (_, text) = read_input(arg)?;
+        Ok(run::has_preempt_directive(&text)
+            || a.over.set.iter().any(|kv| kv.starts_with("preempt=")))
+    };
+    let image = select::image(a.kernel, None, &mut |m| say(m))?;
+    let guest = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
+    for w in run::warnings(&sa, &image) {
+        say(&format!("warning: {w}"));
+    }
+    say(&format!("running A on {}", image.release));
+    let (sim_a, k_a, line_a) = both(&sa, explicit(a.a)?, &image, &guest)?;
+    let kernel_label = format!("kernel {}", image.release.split('+').next().unwrap_or(""));
+    let mut out = String::new();
+    if !ab {
+        out.push_str(&eevdf_scenario::report::compare(
+            &sim_a,
+            "simulator",
+            &k_a.result,
+            &kernel_label,
+            "scheduling latency (us): simulator (kernel's settings) against the kernel",
+        ));
+        out.push_str(&format!(
+            "\nfeatures (simulator): {line_a}\nfeatures (kernel):    {}\n",
+            k_a.source.features
+        ));
+    } else {
+        say(&format!("running B on {}", image.release));
+        let (sim_b, k_b, line_b) = both(&sb, explicit(a.b.unwrap_or(a.a))?, &image, &guest)?;
+        let la = a.a_features.unwrap_or("A");
+        let lb = a.b_features.unwrap_or("B");
+        out.push_str(&eevdf_scenario::report::compare(
+            &sim_a,
+            la,
+            &sim_b,
+            lb,
+            "simulator, scheduling latency (us)",
+        ));
+        out.push('\n');
+        out.push_str(&eevdf_scenario::report::compare(
+            &k_a.result,
+            la,
+            &k_b.result,
+            lb,
+            &format!("{kernel_label}, scheduling latency (us)"),
+        ));
+        out.push_str(&format!(
+            "\nfeatures A (simulator): {line_a}\nfeatures A (kernel):    {}\n\
+             features B (simulator): {line_b}\nfeatures B (kernel):    {}\n",
+            k_a.source.features, k_b.source.features
+        ));
+    }
+    print!("{out}");
+    Ok(())
+}
+
+fn calibrate(kernel: &str, shift: u32, keep: Option<PathBuf>) -> Result<(), Failure> {
+    let image = select::image(kernel, None, &mut |m| say(m))?;
+    let guest = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
+    let tmp = std::env::temp_dir().join(format!("eevdf-calibrate-{}", std::process::id()));
+    let mut opts = run::Options::new(keep.clone().unwrap_or_else(|| tmp.clone()));
+    opts.shift = shift;
+    let out = eevdf_kernel::calibrate::run(&image, &guest, &opts, &mut |_, _| {});
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let (cal, wall) = out?;
+    say(&format!(
+        "{}: calibrated in {:.1} s wall",
+        image.release,
+        wall.as_secs_f64()
+    ));
+    print!("{}", cal.render(shift));
+    Ok(())
 }

@@ -121,6 +121,14 @@ enum Command {
         style: String,
         #[command(flatten)]
         over: Overrides,
+        /// The simulator's side (the default; with `--kernel`, beside it).
+        #[arg(long)]
+        sim: bool,
+        /// Also run on a real kernel (a series or a bzImage path): the
+        /// simulator column then uses the kernel's read-back features,
+        /// base slice, HZ and preemption model.
+        #[arg(long, value_name = "SERIES|PATH")]
+        kernel: Option<String>,
     },
     /// List the built-in scenarios, or show one (its source thread, the
     /// published numbers and its text).
@@ -530,14 +538,7 @@ fn main() -> ExitCode {
         Command::Kernel { what } => {
             return match kernel::main(what) {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(kernel::Failure::Bad(msg)) => {
-                    eprintln!("error: {msg}");
-                    ExitCode::from(EXIT_BAD_INPUT)
-                }
-                Err(kernel::Failure::Run(msg)) => {
-                    eprintln!("error: {msg}");
-                    ExitCode::from(EXIT_RUN_FAILED)
-                }
+                Err(f) => kernel::exit(f),
             }
         }
         Command::Run {
@@ -567,6 +568,35 @@ fn main() -> ExitCode {
             b_features,
             over,
             style,
+            sim: _,
+            kernel: Some(kernel),
+        } => {
+            if style != "lkml" {
+                eprintln!("error: --style {style} with --kernel: only lkml is supported");
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+            let ab = kernel::CompareArgs {
+                a: &scenario,
+                b: scenario_b.as_deref(),
+                a_features: a_features.as_deref(),
+                b_features: b_features.as_deref(),
+                over: &over,
+                kernel: &kernel,
+            };
+            return match kernel::compare(&ab) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(f) => kernel::exit(f),
+            };
+        }
+        Command::Compare {
+            scenario,
+            scenario_b,
+            a_features,
+            b_features,
+            over,
+            style,
+            sim: _,
+            kernel: None,
         } => compare(
             &style,
             &scenario,

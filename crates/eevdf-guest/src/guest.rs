@@ -16,6 +16,7 @@ use eevdf_scenario::guest::{GuestReport, BEGIN_MARK, END_MARK};
 use nix::sys::reboot::{reboot, RebootMode};
 use nix::sys::termios::{cfmakeraw, tcdrain, tcgetattr, tcsetattr, SetArg};
 
+use crate::calibrate;
 use crate::clock::{self, Nanos};
 use crate::run::{self, log, Deadline, Options};
 use crate::setup;
@@ -44,7 +45,11 @@ pub fn main() -> ! {
     log(&format!("starting on {}", report.uname));
     let r = (|| {
         setup::mount_all(&mut report.warnings)?;
-        let options = match std::fs::read_to_string(OPTIONS) {
+        let options_text = std::fs::read_to_string(OPTIONS);
+        if options_text.as_deref().is_ok_and(calibrate::requested) {
+            calibrate::main(&report.uname, REPORT_PORT);
+        }
+        let options = match options_text {
             Ok(t) => Options::parse(&t, &mut report.warnings),
             Err(_) => Options::default(),
         };
@@ -73,7 +78,7 @@ pub fn main() -> ! {
 }
 
 /// Opens a serial port for output, raw (no `\n` to `\r\n`).
-fn open_port(path: &str) -> Result<File, String> {
+pub(crate) fn open_port(path: &str) -> Result<File, String> {
     let f = OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NOCTTY)
@@ -118,7 +123,7 @@ fn emit(report: &GuestReport, capture: Option<&Capture>) {
     log("report written");
 }
 
-fn power_off() -> ! {
+pub(crate) fn power_off() -> ! {
     nix::unistd::sync();
     let e = reboot(RebootMode::RB_POWER_OFF);
     log(&format!("power off failed: {e:?}"));

@@ -13,9 +13,12 @@
 //!   process mode.
 //! - `local SCENARIO`: the same run on the host without any system setup,
 //!   the report JSON on stdout.
+//! - `calibrate`: the machine-cost measurements of `mode=calibrate`
+//!   ([`calibrate`]) on the host, on stdout.
 //!
 //! [`GuestReport`]: eevdf_scenario::guest::GuestReport
 
+pub mod calibrate;
 pub mod clock;
 pub mod entry;
 pub mod guest;
@@ -53,6 +56,7 @@ pub fn main_entry() -> i32 {
     let rest = args.get(2..).unwrap_or_default();
     match args.get(1).map(String::as_str) {
         Some("local") => entry::local_main(rest),
+        Some("calibrate") => calibrate::local_main(),
         Some(entry::DIRECTIVE_ARGS) => entry::directive_main(rest),
         Some(workload::MEMBER_ARGS) => entry::member_main(rest),
         _ => {

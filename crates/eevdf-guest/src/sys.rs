@@ -65,3 +65,32 @@ pub fn adopt_inherited_fd(fd: RawFd) -> Result<OwnedFd, Errno> {
     // once (`workload::member_fds` rejects duplicates).
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
+
+/// Runs exactly `2 * n` instructions (`dec; jnz` on one register), for
+/// calibrating the virtual clock under `-icount`, where time is counted
+/// in instructions. `n = 0` runs none.
+#[cfg(target_arch = "x86_64")]
+pub fn spin_exact(n: u64) {
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop only decrements the register it is given; it
+    // touches no memory and no stack.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "dec {n}",
+            "jnz 2b",
+            n = inout(reg) n => _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// Elsewhere: a loop of unknown length per iteration (not calibrated).
+#[cfg(not(target_arch = "x86_64"))]
+pub fn spin_exact(n: u64) {
+    for i in 0..n {
+        std::hint::black_box(i);
+    }
+}

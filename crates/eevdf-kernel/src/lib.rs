@@ -10,8 +10,10 @@
 use std::fmt;
 use std::path::Path;
 
+pub mod calibrate;
 pub mod fetch;
 pub mod fidelity;
+pub mod fidelity_run;
 pub mod guest_bin;
 pub mod initramfs;
 pub mod kconfig;

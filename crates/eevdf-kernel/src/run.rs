@@ -230,6 +230,34 @@ pub fn run(
     })
 }
 
+/// The simulator's twin of a kernel run: `sc` with the kernel's
+/// read-back features line, `base_slice_ns`, preemption model and HZ
+/// applied, over the profile closest to the kernel (v6.12 for 6.x, v7.1
+/// otherwise), so both sides start from the same settings.
+pub fn sim_twin(
+    sc: &Scenario,
+    release: &str,
+    features: &str,
+    base_slice_ns: u64,
+    preempt: &str,
+    hz: Option<u32>,
+) -> Result<Scenario, String> {
+    let mut sc = sc.clone();
+    let profile = if release.starts_with("6.") {
+        "v6.12"
+    } else {
+        "v7.1"
+    };
+    sc.set(&format!("kernel={profile}"))
+        .map_err(|e| e.to_string())?;
+    let paste = format!("{features}\nbase_slice_ns {base_slice_ns}\npreempt ({preempt})\n");
+    eevdf_scenario::debugfs::apply(&mut sc, &paste).map_err(|e| e.to_string())?;
+    if let Some(hz) = hz {
+        sc.set(&format!("hz={hz}")).map_err(|e| e.to_string())?;
+    }
+    Ok(sc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ pub mod error;
 pub mod features_line;
 pub mod ftrace;
 pub mod guest;
+pub mod kernel_ref;
 pub mod link;
 pub mod paste;
 pub mod presets;

@@ -141,6 +141,16 @@ impl Machine {
         }
     }
 
+    /// The costs a scenario on this machine has unless its `costs`
+    /// directive says otherwise: measured ones for `qemu-icount`
+    /// ([`eevdf_sim::topology::preset_costs`]), [`Costs::default`] else.
+    pub fn default_costs(&self) -> Costs {
+        match self {
+            Machine::Preset(p) => eevdf_sim::topology::preset_costs(p),
+            _ => Costs::default(),
+        }
+    }
+
     /// Parses `up`, `smp2`, `smp4`, `smp8` or `smpN` (N in 1..=512).
     pub fn parse(s: &str) -> Option<Machine> {
         if s == "up" {
@@ -382,7 +392,7 @@ impl Scenario {
         if !sysctl.is_empty() {
             lines.push(format!("sysctl {}", sysctl.join(" ")));
         }
-        let (c, d) = (&sim.costs, Costs::default());
+        let (c, d) = (&sim.costs, self.machine.default_costs());
         let mut costs = Vec::new();
         for (key, v, dv) in [
             ("switch", c.switch_ns, d.switch_ns),
@@ -1193,16 +1203,30 @@ struct Builder {
     seen: Vec<(String, usize)>,
     tasks: Vec<TaskPos>,
     group_lines: Vec<usize>,
+    /// `costs` keys given explicitly (switch, wake, migrate); the others
+    /// are the machine's defaults, applied in `finish` (`machine` may
+    /// come after `costs`).
+    explicit_costs: [Option<Nanos>; 3],
 }
 
 impl Builder {
     fn new(sc: Scenario, set_mode: bool) -> Self {
+        // A key that differs from the machine's default is explicit, as
+        // the canonical text prints exactly those keys.
+        let (c, d) = (&sc.sim.costs, sc.machine.default_costs());
+        let explicit = |v: Nanos, dv: Nanos| (v != dv).then_some(v);
+        let explicit_costs = [
+            explicit(c.switch_ns, d.switch_ns),
+            explicit(c.wake_ns, d.wake_ns),
+            explicit(c.migrate_ns, d.migrate_ns),
+        ];
         Builder {
             sc,
             set_mode,
             seen: Vec::new(),
             tasks: Vec::new(),
             group_lines: Vec::new(),
+            explicit_costs,
         }
     }
 
@@ -1471,12 +1495,12 @@ impl Builder {
         for kv in Self::kvs(line, toks, COST_KEYS, "switch=2us")? {
             self.once(line, kv.kcol, &format!("costs {}", kv.key))?;
             let v = dur_val(line, &kv, 0, S)?;
-            let c = &mut self.sc.sim.costs;
-            match kv.key {
-                "switch" => c.switch_ns = v,
-                "wake" => c.wake_ns = v,
-                _ => c.migrate_ns = v,
-            }
+            let i = match kv.key {
+                "switch" => 0,
+                "wake" => 1,
+                _ => 2,
+            };
+            self.explicit_costs[i] = Some(v);
         }
         Ok(())
     }
@@ -1802,6 +1826,13 @@ impl Builder {
     /// `at` is the position for tasks without one (`--set`).
     fn finish(mut self, at: Option<(usize, usize)>) -> Result<Scenario, ParseError> {
         self.sc.sync_sim();
+        let d = self.sc.machine.default_costs();
+        let [switch, wake, migrate] = self.explicit_costs;
+        self.sc.sim.costs = Costs {
+            switch_ns: switch.unwrap_or(d.switch_ns),
+            wake_ns: wake.unwrap_or(d.wake_ns),
+            migrate_ns: migrate.unwrap_or(d.migrate_ns),
+        };
         let nr = self.sc.machine.nr_cpus();
         for (i, t) in self.sc.sim.tasks.iter().enumerate() {
             let pos = self.tasks.get(i);
@@ -2297,6 +2328,78 @@ end
             assert_eq!(fmt_duration(v), s);
             assert_eq!(parse_duration(s), Ok(v));
         }
+    }
+
+    #[test]
+    fn the_qemu_icount_machine_brings_measured_costs() {
+        use eevdf_sim::topology::QEMU_ICOUNT_COSTS as Q;
+        let s = Scenario::parse(&wrap("machine qemu-icount\ntask a kind=hog")).unwrap();
+        assert_eq!((s.machine.nr_cpus(), s.sim.nr_cpus), (1, 1));
+        assert_eq!(s.machine.default_costs(), Q);
+        assert_eq!(s.sim.costs, Q, "the machine's costs apply");
+        let text = s.to_text();
+        assert!(text.contains("\nmachine qemu-icount\n"), "{text}");
+        assert!(!text.contains("costs"), "defaults are not printed: {text}");
+        assert_eq!(Scenario::parse(&text).unwrap(), s);
+        s.validate().unwrap();
+        // Explicit keys win, whether `costs` comes before or after `machine`.
+        for body in [
+            "costs switch=3us\nmachine qemu-icount",
+            "machine qemu-icount\ncosts switch=3us",
+        ] {
+            let s = Scenario::parse(&wrap(body)).unwrap();
+            assert_eq!(
+                s.sim.costs,
+                Costs {
+                    switch_ns: 3_000,
+                    ..Q
+                }
+            );
+            assert!(s.to_text().contains("\ncosts switch=3us\n"));
+            assert_eq!(Scenario::parse(&s.to_text()).unwrap(), s);
+        }
+        // A key equal to the usual default is still explicit here.
+        let d = Costs::default();
+        let s = Scenario::parse(&wrap("machine qemu-icount\ncosts wake=5us")).unwrap();
+        assert_eq!(s.sim.costs.wake_ns, d.wake_ns);
+        assert!(
+            s.to_text().contains("\ncosts wake=5us\n"),
+            "{}",
+            s.to_text()
+        );
+        assert_eq!(Scenario::parse(&s.to_text()).unwrap(), s);
+        // Other machines keep the usual defaults.
+        for m in ["up", "smp4", "rb5"] {
+            let s = Scenario::parse(&wrap(&format!("machine {m}"))).unwrap();
+            assert_eq!(s.sim.costs, d, "{m}");
+        }
+        // `--set machine=` swaps the defaults and keeps explicit keys.
+        let mut s = Scenario::parse(&wrap("costs migrate=1us")).unwrap();
+        s.set("machine=qemu-icount").unwrap();
+        assert_eq!(
+            s.sim.costs,
+            Costs {
+                migrate_ns: 1_000,
+                ..Q
+            }
+        );
+        s.set("costs.wake=1us").unwrap();
+        s.set("machine=up").unwrap();
+        assert_eq!(
+            s.sim.costs,
+            Costs {
+                wake_ns: 1_000,
+                migrate_ns: 1_000,
+                ..d
+            }
+        );
+        // The simulator runs it.
+        let s = Scenario::parse(&wrap(
+            "machine qemu-icount\nduration 50ms\ntask ct kind=timer period=1ms run=10us",
+        ))
+        .unwrap();
+        let r = eevdf_sim::simulate(s.sim.clone());
+        assert!(r.sim_ns > 0);
     }
 
     #[test]

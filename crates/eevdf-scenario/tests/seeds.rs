@@ -80,8 +80,13 @@ end
     };
     let with = share("NEXT_BUDDY");
     let without = share("NO_NEXT_BUDDY");
+    // -7 % here (7.27 s against 7.84 s of hog CPU). It was -20 % while a
+    // periodic balance pass switched the pulling CPU after each attached
+    // task; the kernel reschedules once after attach_tasks(), and so does
+    // the simulator since the stale-candidate fix. The direction is the
+    // seed's; the magnitude depends on the machine (Madadi: -64 % on Power).
     assert!(
-        with * 100 < without * 90,
+        with * 100 < without * 95,
         "hogs {with} ns with NEXT_BUDDY vs {without} ns without"
     );
 }

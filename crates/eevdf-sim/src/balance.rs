@@ -627,10 +627,22 @@ impl Sim {
         cands.sort_by_key(|t| (self.threads[*t].last_ran, *t));
         let failed = self.cpus[dst as usize].nr_balance_failed[level];
         let mut moved = 0;
+        // `dst` is not switched until the pass is over (see
+        // `balancing_cpu`): a switch could dequeue a migrated delayed task
+        // on pick and start a nested newidle pass, leaving `cands` stale.
+        let outer = self.balancing_cpu.replace(dst);
         for tid in cands.into_iter().take(LOOP_MAX) {
             if imbalance == 0 {
                 break;
             }
+            debug_assert!(
+                {
+                    let th = &self.threads[tid];
+                    let rq = &self.cpus[src as usize].rq;
+                    th.cpu == src && rq.se(th.eid).on_rq && rq.curr_task != Some(th.eid)
+                },
+                "can_migrate_task: candidate {tid} left {src} or runs"
+            );
             if failed <= sd.cache_nice_tries && self.task_hot(tid, dst, level, now) {
                 continue;
             }
@@ -645,6 +657,10 @@ impl Sim {
             }
             self.migrate_runnable(tid, dst, now);
             moved += 1;
+        }
+        self.balancing_cpu = outer;
+        if moved > 0 {
+            self.honour_resched(dst, now);
         }
         let f = &mut self.cpus[dst as usize].nr_balance_failed[level];
         *f = if moved > 0 { 0 } else { *f + 1 };

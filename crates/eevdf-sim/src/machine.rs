@@ -170,6 +170,12 @@ pub struct Sim {
     /// The CPU running a newidle balance: it picks after pulling, so
     /// wakeup preemption must not switch it from inside the pull.
     newidle_cpu: Option<u32>,
+    /// The CPU pulling tasks in a balance pass (`detach_tasks` +
+    /// `attach_tasks`): its reschedule waits for the end of the pass, as
+    /// the kernel's `resched_curr` only sets a flag and `schedule()` runs
+    /// after the softirq. Switching it from inside the pass could start a
+    /// nested newidle balance that moves the pass's remaining candidates.
+    balancing_cpu: Option<u32>,
     q: EventQueue<Ev>,
     cpus: Vec<Cpu>,
     threads: Vec<Thread>,
@@ -280,6 +286,7 @@ impl Sim {
             llc,
             rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             newidle_cpu: None,
+            balancing_cpu: None,
             trace: None,
             // sched_energy_aware: the kernel enables EAS when the machine
             // has an energy model. Of our presets only rb5 has one in
@@ -962,7 +969,7 @@ impl Sim {
 
     /// Applies the preemption model to a pending reschedule on `cpu`.
     fn honour_resched(&mut self, cpu: u32, now: Nanos) {
-        if self.newidle_cpu == Some(cpu) {
+        if self.newidle_cpu == Some(cpu) || self.balancing_cpu == Some(cpu) {
             return;
         }
         let c = &self.cpus[cpu as usize];

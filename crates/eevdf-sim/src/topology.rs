@@ -43,6 +43,8 @@
 
 use std::fmt;
 
+use crate::config::Costs;
+
 /// Names accepted by [`MachineSpec::Preset`].
 pub const PRESET_NAMES: &[&str] = &[
     "rb5",
@@ -51,7 +53,40 @@ pub const PRESET_NAMES: &[&str] = &[
     "graviton3",
     "epyc-2x128c",
     "laptop-4c8t",
+    "qemu-icount",
 ];
+
+/// Costs of the `qemu-icount` machine: one CPU of the QEMU guest that
+/// `eevdf kernel run` boots (`-icount shift=1`, 2 ns per instruction),
+/// as measured inside it. Produced by `eevdf kernel calibrate --kernel
+/// 7.2` on 7.2.13+deb14-cloud-amd64 (QEMU 7.2.22, -seed 1),
+/// 2026-12-01; the run is deterministic, a rerun prints the same medians.
+///
+/// - `switch`: two threads yielding in turn, per context switch (5901 ns
+///   median) minus one null system call (`getppid`, 660 ns);
+/// - `wake`: the idle timer wakeup latency with timer slack 1 ns (8544 ns
+///   median) minus `switch`, since the simulator adds the switch after
+///   the wake cost on an idle CPU;
+/// - `migrate` (never used on one CPU) keeps the default.
+///
+/// Not costs keys: 100-byte pipe write 2080 ns and read 1912 ns
+/// (hackbench `send=2080ns recv=1912ns`), 14.8 us lost per tick.
+/// 6.12.95+deb12-cloud-amd64 gives switch 4763 ns, wake 3678 ns.
+pub const QEMU_ICOUNT_COSTS: Costs = Costs {
+    switch_ns: 5_241,
+    wake_ns: 3_303,
+    migrate_ns: 20_000,
+};
+
+/// The default [`Costs`] of a machine preset: the measured ones of
+/// `qemu-icount`, [`Costs::default`] for the others (and unknown names).
+/// A scenario's explicit `costs` keys override them.
+pub fn preset_costs(name: &str) -> Costs {
+    match name {
+        "qemu-icount" => QEMU_ICOUNT_COSTS,
+        _ => Costs::default(),
+    }
+}
 
 /// `SCHED_CAPACITY_SCALE`: the capacity of the biggest CPU.
 pub const SCHED_CAPACITY_SCALE: u32 = 1024;
@@ -741,6 +776,9 @@ fn preset(name: &str) -> Option<Desc> {
         // A generic 4-core/8-thread laptop (ESTIMATE, no seed data): one
         // LLC, one node, siblings {0,4},{1,5},...
         "laptop-4c8t" => (shape(1, 1, 4, 2, vec![], 20), RECLAIM_DISTANCE, &[]),
+        // The QEMU guest of `eevdf kernel run` on one CPU; its default
+        // costs are measured ones (`preset_costs`).
+        "qemu-icount" => (shape(1, 1, 1, 1, vec![], 20), RECLAIM_DISTANCE, &[]),
         _ => return None,
     };
     Some(Desc {
@@ -1270,7 +1308,7 @@ mod tests {
 
     #[test]
     fn presets_build_with_expected_sizes() {
-        let sizes = [8, 12, 64, 64, 512, 8];
+        let sizes = [8, 12, 64, 64, 512, 8, 1];
         for (name, want) in PRESET_NAMES.iter().zip(sizes) {
             let t = preset(name);
             assert_eq!(t.nr_cpus(), want, "{name}");
@@ -1278,6 +1316,16 @@ mod tests {
             check_invariants(&t);
             assert!(!t.describe().is_empty());
         }
+    }
+
+    #[test]
+    fn qemu_icount_is_one_cpu_with_measured_costs() {
+        let t = preset("qemu-icount");
+        assert_eq!((t.nr_cpus(), t.domains[0].len()), (1, 0));
+        assert_eq!(preset_costs("qemu-icount"), QEMU_ICOUNT_COSTS);
+        assert_ne!(QEMU_ICOUNT_COSTS, Costs::default());
+        assert_eq!(preset_costs("rb5"), Costs::default());
+        assert_eq!(preset_costs("pdp11"), Costs::default());
     }
 
     #[test]

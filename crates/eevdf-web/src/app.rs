@@ -20,7 +20,7 @@ use yew::prelude::*;
 use crate::charts::{CdfChart, Shared, TimelineChart};
 use crate::features::FeaturesPane;
 use crate::machine::MachineView;
-use crate::results::ResultsTable;
+use crate::results::{FidelityNote, ResultsTable};
 use crate::teach::{TeachCmd, TeachView};
 use crate::teaching::TeachingPane;
 use crate::worker::{
@@ -492,6 +492,10 @@ pub fn app() -> Html {
             .iter()
             .find(|p| p.text == t)
     });
+    // Kernel reference rows apply to a preset's own text only.
+    let kernel_rows = preset_note
+        .map(|p| eevdf_scenario::kernel_ref::rows(p.name))
+        .unwrap_or_default();
 
     let results = match (&l.live, &l.invalid) {
         (_, Some(e)) => html! { <p class="error" data-testid="worker-error">{ e }</p> },
@@ -515,7 +519,7 @@ pub fn app() -> Html {
                     <progress max={live.duration_ns.to_string()} value={live.sim_ns.to_string()}
                               data-testid="progress" data-events={live.events.to_string()}
                               data-wall-ms={format!("{:.1}", live.wall_ms)} />
-                    <ResultsTable rows={live.rows.clone()} caption={caption} on_jump={on_jump.clone()}
+                    <ResultsTable rows={live.rows.clone()} caption={caption} on_jump={on_jump.clone()} kernel={kernel_rows.clone()}
                                   baseline={baseline.as_ref().and(b.live.as_ref()).map(|b| b.rows.clone())} />
                     if baseline.is_some() && !b.done {
                         <p class="muted">{ "Baseline still running…" }</p>
@@ -661,6 +665,7 @@ pub fn app() -> Html {
                     <section class="pane" aria-label="Results">
                         <h2>{ "Results" }</h2>
                         { results }
+                        <FidelityNote kernel={kernel_rows} />
                         { charts }
                     </section>
                 </div>

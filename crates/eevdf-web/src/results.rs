@@ -1,8 +1,12 @@
 //! The latency table: per task name, samples, p50/p90/p99/p99.9/max in
 //! µs and CPU share; with a pinned baseline, A and B rows and the
 //! percent change the way LKML result tables show it (negative is
-//! better for latency).
+//! better for latency). A preset with kernel reference data
+//! (`eevdf_scenario::kernel_ref`) gets one more row per kernel under its
+//! task's simulated rows, and every scenario gets a mark: agrees with
+//! the kernel, differs from it, or not checked against one.
 
+use eevdf_scenario::kernel_ref::{KernelRef, Mark};
 use yew::prelude::*;
 
 use crate::charts::PALETTE;
@@ -51,6 +55,98 @@ fn cells(r: &Row, jump: Option<Callback<MouseEvent>>) -> Html {
     }
 }
 
+/// A kernel reference row: its label, the kernel's p50..max in µs, and
+/// its verdict as a symbol (words in the tooltip and in the note below
+/// the table). `ab` adds the empty side column of an A/B table.
+fn kernel_row(k: &KernelRef, ab: bool) -> Html {
+    let mark = Mark::from(k.verdict);
+    let tip = format!(
+        "{} ({}): medians over {} of `{}`",
+        k.release,
+        mark.text(),
+        k.seeds_text(),
+        k.command()
+    );
+    html! {
+        <tr class="kernel" data-task={k.task.clone()} data-side="kernel" data-series={k.series.clone()}
+            data-mark={mark.key()} title={tip}>
+            <td class="kname">{ format!("kernel {}", k.version()) }<small>{ " (Debian, QEMU)" }</small></td>
+            if ab { <th>{ "K" }</th> }
+            <td data-samples={k.samples.to_string()}>{ k.samples }</td>
+            { for k.latencies_ns().iter().map(|ns| {
+                let us = *ns as f64 / 1000.0;
+                html! { <td data-us={format!("{us:.3}")}>{ format!("{us:.1}") }</td> }
+            }) }
+            <td class={classes!("mark", mark.key())} aria-label={mark.text()}>{ mark.symbol() }</td>
+        </tr>
+    }
+}
+
+/// The kernel rows that go under task `name`.
+fn kernel_rows(kernel: &[KernelRef], name: &str, ab: bool) -> Html {
+    html! { { for kernel.iter().filter(|k| k.task == name).map(|k| kernel_row(k, ab)) } }
+}
+
+/// The words after the mark: which kernels (by version) agree or differ.
+pub fn mark_detail(kernel: &[KernelRef]) -> String {
+    let versions = |v: eevdf_scenario::kernel_ref::Verdict| {
+        let mut out: Vec<&str> = Vec::new();
+        for k in kernel.iter().filter(|k| k.verdict == v) {
+            if !out.contains(&k.version()) {
+                out.push(k.version());
+            }
+        }
+        out.join(", ")
+    };
+    use eevdf_scenario::kernel_ref::Verdict::{Agrees, Differs};
+    match Mark::of(kernel) {
+        Mark::NotChecked => "no kernel reference data for this scenario (only the fidelity-* presets, unedited, have it)".into(),
+        Mark::Agrees => format!("{}: the simulator is within 2x at p50..p99.9", versions(Agrees)),
+        Mark::Differs => {
+            let agree = versions(Agrees);
+            format!(
+                "{}: the simulator is more than 2x off at p50..p99.9{}",
+                versions(Differs),
+                if agree.is_empty() { String::new() } else { format!("; agrees with {agree}") }
+            )
+        }
+    }
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct FidelityProps {
+    /// The kernel rows of the current scenario (empty: not checked).
+    pub kernel: Vec<KernelRef>,
+}
+
+/// The fidelity mark of the current scenario, and the commands behind
+/// its kernel rows.
+#[function_component(FidelityNote)]
+pub fn fidelity_note(p: &FidelityProps) -> Html {
+    let mark = Mark::of(&p.kernel);
+    let mut commands: Vec<String> = Vec::new();
+    for k in &p.kernel {
+        if !commands.contains(&k.command()) {
+            commands.push(k.command());
+        }
+    }
+    html! {
+        <div class={classes!("fidelity", mark.key())} data-testid="fidelity" data-mark={mark.key()}>
+            <p><span class={classes!("mark", mark.key())}>{ mark.text() }</span>
+               <span class="muted">{ format!(" — {}", mark_detail(&p.kernel)) }</span></p>
+            if let Some(k) = p.kernel.first() {
+                <p class="muted kernel-cmd">
+                    { format!("Kernel rows: Debian's kernels under QEMU -icount, medians over {}; reproduce with ", k.seeds_text()) }
+                    { for commands.iter().enumerate().map(|(i, c)| html! {
+                        <>{ if i > 0 { " or " } else { "" } }<code data-testid="kernel-command">{ c.clone() }</code></>
+                    }) }
+                    { ". Verdicts from the fidelity report (simulator with the kernel's read-back settings; docs/fidelity.md)." }
+                </p>
+            }
+        </div>
+    }
+}
+
 #[derive(Properties, PartialEq, Debug)]
 pub struct Props {
     pub rows: Vec<Row>,
@@ -59,6 +155,9 @@ pub struct Props {
     /// Called with a task directive when its max latency is clicked.
     #[prop_or_default]
     pub on_jump: Option<Callback<u32>>,
+    /// Kernel reference rows, each shown under its task's rows.
+    #[prop_or_default]
+    pub kernel: Vec<KernelRef>,
 }
 
 #[function_component(ResultsTable)]
@@ -74,10 +173,13 @@ pub fn results_table(p: &Props) -> Html {
     let body = match &p.baseline {
         None => html! {
             { for p.rows.iter().enumerate().map(|(i, r)| html! {
-                <tr data-task={r.name.clone()}>
-                    <td><span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
-                    { cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }
-                </tr>
+                <>
+                    <tr data-task={r.name.clone()}>
+                        <td><span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
+                        { cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }
+                    </tr>
+                    { kernel_rows(&p.kernel, &r.name, false) }
+                </>
             }) }
         },
         Some(base) => html! {
@@ -107,12 +209,16 @@ pub fn results_table(p: &Props) -> Html {
                                 }) }
                                 <td>{ format!("{:+.1}", r.share - a.share) }</td>
                             </tr>
+                            { kernel_rows(&p.kernel, &r.name, true) }
                         </>
                     },
                     None => html! {
-                        <tr class="b" data-task={r.name.clone()} data-side="B">
-                            <td>{ name }</td><th>{ "B" }</th>{ cells(r, None) }
-                        </tr>
+                        <>
+                            <tr class="b" data-task={r.name.clone()} data-side="B">
+                                <td>{ name }</td><th>{ "B" }</th>{ cells(r, None) }
+                            </tr>
+                            { kernel_rows(&p.kernel, &r.name, true) }
+                        </>
                     },
                 }
             }) }
@@ -129,7 +235,31 @@ pub fn results_table(p: &Props) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::delta_pct;
+    use super::{delta_pct, mark_detail};
+    use eevdf_scenario::kernel_ref::{self, Mark};
+
+    #[test]
+    fn the_mark_names_the_kernels() {
+        assert!(mark_detail(&[]).starts_with("no kernel reference data"));
+        let rows = kernel_ref::rows("fidelity-ct-1hog");
+        assert!(!rows.is_empty());
+        let d = mark_detail(&rows);
+        for k in &rows {
+            assert!(d.contains(k.version()), "{d}");
+        }
+        let mut mixed = rows.clone();
+        mixed[0].verdict = kernel_ref::Verdict::Differs;
+        if mixed.len() > 1 {
+            mixed[1].verdict = kernel_ref::Verdict::Agrees;
+            let d = mark_detail(&mixed);
+            assert!(d.starts_with(mixed[0].version()), "{d}");
+            assert!(
+                d.ends_with(&format!("agrees with {}", mixed[1].version())),
+                "{d}"
+            );
+        }
+        assert_eq!(Mark::of(&mixed), Mark::Differs);
+    }
 
     #[test]
     fn deltas_are_relative_to_the_baseline() {

@@ -1,0 +1,366 @@
+//! `eevdf kernel calibrate`: boots a kernel with the guest in
+//! `mode=calibrate` (see `eevdf-guest`'s `calibrate` module) on one CPU,
+//! reads the measured costs back and maps them onto the simulator's
+//! keys (`costs switch= wake=`, hackbench `send= recv=`). The committed
+//! result is the `qemu-icount` machine preset
+//! (`eevdf_sim::topology::QEMU_ICOUNT_COSTS`).
+
+use std::time::Duration;
+
+use eevdf_scenario::guest::{GuestReport, BEGIN_MARK, END_MARK};
+use serde::Deserialize;
+
+use crate::guest_bin::GuestBinary;
+use crate::initramfs::Initramfs;
+use crate::qemu::{self, Boot, Phase};
+use crate::run::{Image, Options};
+use crate::KernelError;
+
+/// The `schema` of the report's first line.
+pub const CALIBRATE_SCHEMA: &str = "eevdf.calibrate.v1";
+/// The `/eevdf/options` line that selects calibration.
+pub const OPTION: &str = "mode=calibrate";
+/// Largest report accepted.
+const MAX_BYTES: usize = 1 << 20;
+
+/// The report's first line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+struct Header {
+    schema: String,
+    uname: String,
+    nr_cpus: u32,
+    default_slack_ns: i64,
+    #[serde(default)]
+    errors: Vec<String>,
+}
+
+/// One measured quantity (order statistics over `samples`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Stat {
+    pub name: String,
+    /// `ns` or `ps`.
+    pub unit: String,
+    pub samples: u64,
+    pub min: u64,
+    pub median: u64,
+    pub p90: u64,
+    pub max: u64,
+}
+
+/// What the guest measured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Calibration {
+    pub uname: String,
+    pub nr_cpus: u32,
+    /// `PR_GET_TIMERSLACK` of PID 1 (the kernel's default).
+    pub default_slack_ns: i64,
+    /// Measurements that failed.
+    pub errors: Vec<String>,
+    pub stats: Vec<Stat>,
+}
+
+/// The simulator's keys, derived from a [`Calibration`] (medians).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Derived {
+    /// Picoseconds per guest instruction.
+    pub insn_ps: u64,
+    /// `costs switch`: a context switch between two threads yielding in
+    /// turn, minus one null system call.
+    pub switch_ns: u64,
+    /// `costs wake`: idle timer wakeup latency (slack 1 ns) − switch, as
+    /// the simulator adds `switch` after `wake` on an idle CPU.
+    pub wake_ns: u64,
+    /// The idle timer wakeup latency itself (slack 1 ns).
+    pub timer_wake_ns: u64,
+    /// hackbench `send`: one 100-byte pipe write.
+    pub send_ns: u64,
+    /// hackbench `recv`: one 100-byte pipe read.
+    pub recv_ns: u64,
+    /// A hog's loss per local timer interrupt (no simulator key).
+    pub tick_ns: u64,
+    /// The pipe ping-pong's leg (write, wakeup, switch, read) as
+    /// measured, and as the simulator would take it with these costs
+    /// (`send + recv + wake + switch`).
+    pub pingpong_leg_ns: u64,
+    pub sim_leg_ns: u64,
+    /// Latency with the default slack − with slack 1 ns.
+    pub slack_ns: u64,
+}
+
+impl Calibration {
+    /// Finds the report between the marks of a serial log and parses it.
+    /// A guest that failed prints a `GuestReport` with `error` there;
+    /// that error is returned.
+    pub fn parse(log: &str) -> Result<Calibration, String> {
+        if log.len() > MAX_BYTES {
+            return Err(format!("calibration output is {} bytes", log.len()));
+        }
+        let mut lines = log.lines().map(|l| l.trim_end_matches('\r'));
+        if !lines.any(|l| l == BEGIN_MARK) {
+            return Err(format!("no {BEGIN_MARK} line in the guest's output"));
+        }
+        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != END_MARK).collect();
+        let first = body.first().copied().unwrap_or("");
+        if first.contains("\"eevdf.guest.v1\"") {
+            let r = GuestReport::parse(log).map_err(|e| e.message)?;
+            return Err(r
+                .error
+                .unwrap_or_else(|| "the guest ran a scenario, not the calibration".into()));
+        }
+        let h: Header =
+            serde_json::from_str(first).map_err(|e| format!("calibration header: {e}"))?;
+        if h.schema != CALIBRATE_SCHEMA {
+            return Err(format!(
+                "calibration schema {:?}, expected {CALIBRATE_SCHEMA}",
+                h.schema
+            ));
+        }
+        let mut stats = Vec::new();
+        for (i, l) in body.iter().enumerate().skip(1) {
+            let s: Stat =
+                serde_json::from_str(l).map_err(|e| format!("calibration line {}: {e}", i + 1))?;
+            stats.push(s);
+        }
+        if body.len() == 1 && h.errors.is_empty() {
+            return Err("the calibration report has no measurements".into());
+        }
+        Ok(Calibration {
+            uname: h.uname,
+            nr_cpus: h.nr_cpus,
+            default_slack_ns: h.default_slack_ns,
+            errors: h.errors,
+            stats,
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Stat> {
+        self.stats.iter().find(|s| s.name == name)
+    }
+
+    fn median(&self, name: &str) -> u64 {
+        self.get(name).map_or(0, |s| s.median)
+    }
+
+    /// The simulator's keys (medians; see [`Derived`]).
+    pub fn derived(&self) -> Derived {
+        let send_ns = self.median("pipe_write_ns");
+        let recv_ns = self.median("pipe_read_ns");
+        let switch_ns = self
+            .median("yield_switch_ns")
+            .saturating_sub(self.median("syscall_ns"));
+        let timer_wake_ns = self.median("timer_wake_ns");
+        let wake_ns = timer_wake_ns.saturating_sub(switch_ns);
+        Derived {
+            pingpong_leg_ns: self.median("pingpong_leg_ns"),
+            sim_leg_ns: send_ns + recv_ns + wake_ns + switch_ns,
+            insn_ps: self.median("insn_ps"),
+            switch_ns,
+            wake_ns,
+            timer_wake_ns,
+            send_ns,
+            recv_ns,
+            tick_ns: self.median("tick_ns"),
+            slack_ns: self
+                .median("timer_wake_default_slack_ns")
+                .saturating_sub(timer_wake_ns),
+        }
+    }
+
+    /// The table `eevdf kernel calibrate` prints, then the scenario keys.
+    pub fn render(&self, shift: u32) -> String {
+        let mut o = format!("# {} ({} CPU)\n", self.uname, self.nr_cpus);
+        o.push_str(&format!(
+            "{:<28} {:>4} {:>7} {:>9} {:>9} {:>9} {:>9}\n",
+            "quantity", "unit", "samples", "min", "median", "p90", "max"
+        ));
+        for s in &self.stats {
+            o.push_str(&format!(
+                "{:<28} {:>4} {:>7} {:>9} {:>9} {:>9} {:>9}\n",
+                s.name, s.unit, s.samples, s.min, s.median, s.p90, s.max
+            ));
+        }
+        for e in &self.errors {
+            o.push_str(&format!("failed: {e}\n"));
+        }
+        let d = self.derived();
+        let want = 1000u64 << shift.min(20);
+        o.push_str(&format!(
+            "\ninstruction time  {} ps (icount shift={shift}: {want} ps){}\n",
+            d.insn_ps,
+            if d.insn_ps.abs_diff(want) * 100 > want {
+                "  MISMATCH"
+            } else {
+                ""
+            }
+        ));
+        o.push_str(&format!(
+            "timer slack       {} ns (default {} ns)\n",
+            d.slack_ns, self.default_slack_ns
+        ));
+        o.push_str(&format!(
+            "tick              {} ns lost per local timer interrupt (no simulator key)\n",
+            d.tick_ns
+        ));
+        o.push_str(&format!(
+            "idle timer wake   {} ns = wake {} + switch {}\n",
+            d.timer_wake_ns, d.wake_ns, d.switch_ns
+        ));
+        o.push_str(&format!(
+            "pipe ping-pong    {} ns per leg; the simulator: send + recv + wake + switch = {} ns\n",
+            d.pingpong_leg_ns, d.sim_leg_ns
+        ));
+        o.push_str("\nscenario keys:\n");
+        o.push_str(&format!(
+            "costs switch={} wake={}\n",
+            dur(d.switch_ns),
+            dur(d.wake_ns)
+        ));
+        o.push_str(&format!(
+            "task hb kind=hackbench send={} recv={}\n",
+            dur(d.send_ns),
+            dur(d.recv_ns)
+        ));
+        o
+    }
+}
+
+/// A duration in scenario syntax (largest exact unit).
+pub fn dur(ns: u64) -> String {
+    match ns {
+        0 => "0s".into(),
+        n if n % 1_000_000 == 0 => format!("{}ms", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{}us", n / 1_000),
+        n => format!("{n}ns"),
+    }
+}
+
+/// The initramfs of a calibration boot.
+pub fn initramfs(guest: &GuestBinary) -> Result<Vec<u8>, KernelError> {
+    let mut fs = Initramfs::new();
+    fs.file("init", 0o755, guest.bytes.clone());
+    fs.file("eevdf/options", 0o644, format!("{OPTION}\n").into_bytes());
+    fs.gzip()
+        .map_err(|e| KernelError::new(format!("building the initramfs: {e}"), ""))
+}
+
+/// Boots `image` on one CPU in calibration mode; returns what the guest
+/// measured and the wall time.
+pub fn run(
+    image: &Image,
+    guest: &GuestBinary,
+    opts: &Options,
+    progress: &mut dyn FnMut(Phase, Duration),
+) -> Result<(Calibration, Duration), KernelError> {
+    let initrd = initramfs(guest)?;
+    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
+    let initrd_path = opts.workdir.join("initrd.gz");
+    std::fs::write(&initrd_path, &initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
+    let boot = Boot {
+        qemu: opts.qemu.clone(),
+        kernel: image.vmlinuz.clone(),
+        initrd: initrd_path,
+        cpus: 1,
+        mem_mib: opts.mem_mib,
+        seed: opts.seed,
+        shift: opts.shift,
+        append: qemu::APPEND.into(),
+        timeout: opts.timeout.unwrap_or(Duration::from_secs(900)),
+        workdir: opts.workdir.clone(),
+    };
+    let serial = boot.run(progress)?;
+    let cal = Calibration::parse(&serial.report).map_err(|e| {
+        KernelError::new(
+            format!("{e}; console tail:\n{}", qemu::tail(&serial.console, 15)),
+            "",
+        )
+    })?;
+    Ok((cal, serial.wall))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "noise\r\nEEVDF-GUEST-REPORT-BEGIN\r\n\
+{\"schema\":\"eevdf.calibrate.v1\",\"uname\":\"7.2.13 #1\",\"nr_cpus\":1,\"default_slack_ns\":50000,\"errors\":[]}\n\
+{\"name\":\"insn_ps\",\"unit\":\"ps\",\"samples\":40,\"min\":2000,\"median\":2000,\"p90\":2000,\"max\":2004}\n\
+{\"name\":\"tick_ns\",\"unit\":\"ns\",\"samples\":3,\"min\":5000,\"median\":5200,\"p90\":5200,\"max\":6000}\n\
+{\"name\":\"timer_wake_default_slack_ns\",\"unit\":\"ns\",\"samples\":200,\"min\":60000,\"median\":70000,\"p90\":71000,\"max\":90000}\n\
+{\"name\":\"timer_wake_ns\",\"unit\":\"ns\",\"samples\":400,\"min\":19000,\"median\":20000,\"p90\":21000,\"max\":40000}\n\
+{\"name\":\"pipe_write_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":1900,\"median\":2000,\"p90\":2100,\"max\":9000}\n\
+{\"name\":\"pipe_read_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":1400,\"median\":1500,\"p90\":1600,\"max\":9000}\n\
+{\"name\":\"pingpong_leg_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":9000,\"median\":9500,\"p90\":9900,\"max\":20000}\n\
+{\"name\":\"syscall_ns\",\"unit\":\"ns\",\"samples\":20,\"min\":400,\"median\":400,\"p90\":410,\"max\":900}\n\
+{\"name\":\"yield_switch_ns\",\"unit\":\"ns\",\"samples\":20,\"min\":5000,\"median\":6400,\"p90\":6500,\"max\":9000}\n\
+EEVDF-GUEST-REPORT-END\n";
+
+    #[test]
+    fn a_report_parses_and_maps_onto_the_keys() {
+        let c = Calibration::parse(LOG).unwrap();
+        assert_eq!(c.uname, "7.2.13 #1");
+        assert_eq!((c.nr_cpus, c.default_slack_ns), (1, 50_000));
+        assert_eq!(c.stats.len(), 9);
+        assert_eq!(c.get("tick_ns").unwrap().p90, 5200);
+        let d = c.derived();
+        assert_eq!(
+            d,
+            Derived {
+                insn_ps: 2000,
+                switch_ns: 6000,
+                wake_ns: 14_000,
+                timer_wake_ns: 20_000,
+                send_ns: 2000,
+                recv_ns: 1500,
+                tick_ns: 5200,
+                slack_ns: 50_000,
+                pingpong_leg_ns: 9500,
+                sim_leg_ns: 23_500,
+            }
+        );
+        let t = c.render(1);
+        assert!(t.contains("costs switch=6us wake=14us\n"), "{t}");
+        assert!(t.contains("send=2us recv=1500ns\n"), "{t}");
+        assert!(!t.contains("MISMATCH"), "{t}");
+        assert!(c.render(2).contains("MISMATCH"));
+    }
+
+    #[test]
+    fn failures_are_said() {
+        assert!(Calibration::parse("boot log only")
+            .unwrap_err()
+            .contains("BEGIN"));
+        let bad = LOG.replace("eevdf.calibrate.v1", "eevdf.calibrate.v9");
+        assert!(Calibration::parse(&bad).unwrap_err().contains("schema"));
+        let broken = LOG.replace("\"median\":2000,", "");
+        assert!(Calibration::parse(&broken).unwrap_err().contains("line 2"));
+        let mut r = GuestReport::new();
+        r.error = Some("eevdf-guest panicked: boom".into());
+        let panicked = format!("{BEGIN_MARK}\n{}\n{END_MARK}\n", r.to_json());
+        assert_eq!(
+            Calibration::parse(&panicked).unwrap_err(),
+            "eevdf-guest panicked: boom"
+        );
+        let empty = LOG
+            .lines()
+            .filter(|l| !l.starts_with("{\"name"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(Calibration::parse(&empty)
+            .unwrap_err()
+            .contains("no measurements"));
+    }
+
+    #[test]
+    fn durations_and_the_initramfs() {
+        assert_eq!(
+            [dur(0), dur(1500), dur(2000), dur(3_000_000)],
+            ["0s", "1500ns", "2us", "3ms"]
+        );
+        let g = GuestBinary {
+            path: "/g".into(),
+            bytes: b"\x7fELF guest".to_vec(),
+            sha256: String::new(),
+        };
+        assert_eq!(initramfs(&g).unwrap(), initramfs(&g).unwrap());
+    }
+}

@@ -1,0 +1,222 @@
+//! Running the fidelity set on kernels: every (row, variant, kernel,
+//! seed) once, cached by a hash of every input of the boot, so a set is
+//! resumable and `--rows` runs part of it; the finished seeds of each
+//! (row, variant, kernel) become its committed [`Reference`] file.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use eevdf_scenario::scenario::Scenario;
+
+use crate::fidelity::{self, KernelSeed, Reference, Row, Variant, JUDGED};
+use crate::guest_bin::GuestBinary;
+use crate::run::{self, Image, Options};
+use crate::{qemu, sha256_hex, KernelError};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub rows: Vec<&'static Row>,
+    pub variants: Vec<&'static Variant>,
+    /// (series, image) pairs.
+    pub kernels: Vec<(String, Image)>,
+    pub seeds: Vec<u64>,
+    /// Parallel QEMUs (each takes one host core).
+    pub jobs: usize,
+    /// Where the reference files go.
+    pub out: PathBuf,
+    /// Where single runs are cached.
+    pub cache: PathBuf,
+    pub qemu: PathBuf,
+    pub commit: String,
+}
+
+struct Job<'a> {
+    row: &'a Row,
+    variant: &'a Variant,
+    series: &'a str,
+    image: &'a Image,
+    seed: u64,
+}
+
+/// The cache key of one boot: everything that fixes its output.
+fn key(image: &Image, initrd: &[u8], qemu_version: &str, seed: u64, shift: u32) -> String {
+    let id = format!(
+        "{}\n{}\n{qemu_version}\n{}\nseed={seed}\nshift={shift}\n",
+        image.sha256,
+        sha256_hex(initrd),
+        qemu::APPEND
+    );
+    sha256_hex(id.as_bytes())
+}
+
+fn one(
+    job: &Job,
+    guest: &GuestBinary,
+    plan: &Plan,
+    qv: &str,
+    tmp: &Path,
+) -> Result<KernelSeed, KernelError> {
+    let text = fidelity::scenario_text(job.row, job.variant);
+    let mut sc = Scenario::parse(&text).map_err(|e| KernelError::new(e.to_string(), ""))?;
+    sc.set(&format!("seed={}", job.seed))
+        .map_err(|e| KernelError::new(e.to_string(), ""))?;
+    let initrd = run::initramfs(guest, &run::guest_text(&sc, false), false)?;
+    let k = key(job.image, &initrd, qv, job.seed, 1);
+    let cached = plan.cache.join(format!("{k}.json"));
+    if let Ok(t) = std::fs::read_to_string(&cached) {
+        if let Ok(s) = serde_json::from_str::<KernelSeed>(&t) {
+            return Ok(s);
+        }
+    }
+    let mut opts = Options::new(tmp.to_path_buf());
+    opts.qemu = plan.qemu.clone();
+    opts.seed = job.seed;
+    let out = run::run(&sc, false, job.image, guest, &opts, &mut |_, _| {})?;
+    let ct = out
+        .result
+        .by_name
+        .iter()
+        .find(|n| n.name == JUDGED)
+        .ok_or_else(|| KernelError::new("no ct in the kernel's result", ""))?;
+    let s = KernelSeed::from_stats(job.seed, &out.source, &ct.latency);
+    std::fs::create_dir_all(&plan.cache).map_err(|e| KernelError::io(&plan.cache, e))?;
+    let json = serde_json::to_string(&s).expect("plain struct");
+    std::fs::write(&cached, json).map_err(|e| KernelError::io(&cached, e))?;
+    Ok(s)
+}
+
+/// Runs the plan; `log` hears one line per finished boot.
+pub fn run_plan(
+    plan: &Plan,
+    guest: &GuestBinary,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<usize, KernelError> {
+    let qv = qemu::version(&plan.qemu)?;
+    let mut jobs = VecDeque::new();
+    for (series, image) in &plan.kernels {
+        for row in &plan.rows {
+            for variant in &plan.variants {
+                for &seed in &plan.seeds {
+                    jobs.push_back(Job {
+                        row,
+                        variant,
+                        series,
+                        image,
+                        seed,
+                    });
+                }
+            }
+        }
+    }
+    let total = jobs.len();
+    let queue = Mutex::new(jobs);
+    let done: Mutex<Vec<(String, String, String, KernelSeed)>> = Mutex::new(Vec::new());
+    let failed: Mutex<Option<KernelError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for w in 0..plan.jobs.max(1) {
+            let (queue, done, failed, qv) = (&queue, &done, &failed, &qv);
+            s.spawn(move || {
+                let tmp =
+                    std::env::temp_dir().join(format!("eevdf-fidelity-{}-{w}", std::process::id()));
+                loop {
+                    if failed.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        break;
+                    }
+                    let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
+                        break;
+                    };
+                    match one(&job, guest, plan, qv, &tmp) {
+                        Ok(seed) => {
+                            let mut d = done.lock().expect("no worker panics holding it");
+                            let n = d.len() + 1;
+                            log(&format!(
+                                "[{n}/{total}] {} {} {} seed {}: p99 {:.1} us",
+                                job.row.name,
+                                job.variant.name,
+                                job.series,
+                                job.seed,
+                                seed.p99 as f64 / 1e3
+                            ));
+                            d.push((
+                                job.row.name.into(),
+                                job.variant.name.into(),
+                                job.series.into(),
+                                seed,
+                            ));
+                        }
+                        Err(e) => {
+                            let e = KernelError::new(
+                                format!(
+                                    "{} {} {} seed {}: {}",
+                                    job.row.name, job.variant.name, job.series, job.seed, e.message
+                                ),
+                                e.hint,
+                            );
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(e);
+                            }
+                        }
+                    }
+                }
+                let _ = std::fs::remove_dir_all(&tmp);
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let done = done.into_inner().unwrap_or_default();
+    write_references(plan, guest, &qv, done)
+}
+
+fn write_references(
+    plan: &Plan,
+    guest: &GuestBinary,
+    qv: &str,
+    mut done: Vec<(String, String, String, KernelSeed)>,
+) -> Result<usize, KernelError> {
+    done.sort_by(|a, b| (&a.0, &a.1, &a.2, a.3.seed).cmp(&(&b.0, &b.1, &b.2, b.3.seed)));
+    std::fs::create_dir_all(&plan.out).map_err(|e| KernelError::io(&plan.out, e))?;
+    let mut written = 0;
+    for (series, image) in &plan.kernels {
+        for row in &plan.rows {
+            for variant in &plan.variants {
+                let seeds: Vec<KernelSeed> = done
+                    .iter()
+                    .filter(|d| d.0 == row.name && d.1 == variant.name && &d.2 == series)
+                    .map(|d| d.3.clone())
+                    .collect();
+                let r = Reference {
+                    row: row.name.into(),
+                    variant: variant.name.into(),
+                    series: series.clone(),
+                    kernel: image.release.clone(),
+                    package: image.package.clone(),
+                    package_version: image.package_version.clone(),
+                    kernel_sha256: image.sha256.clone(),
+                    qemu: qv.to_string(),
+                    icount_shift: 1,
+                    guest_sha256: guest.sha256.clone(),
+                    commit: plan.commit.clone(),
+                    command: format!(
+                        "eevdf kernel fidelity --rows {} --variants {} --kernels {series} --seeds {}",
+                        row.name,
+                        variant.name,
+                        plan.seeds.len()
+                    ),
+                    seeds,
+                };
+                let path = plan
+                    .out
+                    .join(Reference::file_name(row.name, variant.name, series));
+                let mut json = serde_json::to_string_pretty(&r).expect("plain struct");
+                json.push('\n');
+                std::fs::write(&path, json).map_err(|e| KernelError::io(&path, e))?;
+                written += 1;
+            }
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,69 @@
+//! The simulator against committed kernel reference data (no QEMU here):
+//! every fidelity cell that `docs/fidelity.md` marks as agreeing must
+//! still agree, and every disagreement must be listed as known in
+//! `tests/kernel-ref/known-disagreements.txt`. A listed cell that agrees
+//! again fails too, so the list is kept short on purpose: regenerate it
+//! with `eevdf kernel fidelity-doc` after a fidelity fix and review.
+
+use std::path::PathBuf;
+
+use eevdf_kernel::fidelity;
+
+fn refs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernel-ref")
+}
+
+#[test]
+fn the_simulator_holds_its_agreement_with_the_kernels() {
+    let refs = fidelity::load_references(&refs_dir()).expect("tests/kernel-ref");
+    assert!(refs.len() >= 6, "reference data: {} files", refs.len());
+    for r in &refs {
+        assert_eq!(
+            r.seeds.len(),
+            5,
+            "{} {} {}: five seeds",
+            r.row,
+            r.variant,
+            r.series
+        );
+        assert!(
+            r.seeds.iter().all(|s| s.samples > 5_000),
+            "{} {}: samples",
+            r.row,
+            r.variant
+        );
+        assert_eq!(r.kernel_sha256.len(), 64);
+    }
+    let known_text = std::fs::read_to_string(refs_dir().join("known-disagreements.txt"))
+        .expect("known-disagreements.txt");
+    let known = fidelity::parse_known(&known_text);
+    let judged = fidelity::judge_all(&refs).expect("simulate");
+    let verdicts = fidelity::verdicts(&judged);
+    let mut regressions = Vec::new();
+    let mut mended = Vec::new();
+    for v in &verdicts {
+        let listed = known.contains(&v.key());
+        match (v.agrees, listed) {
+            (false, false) => regressions.push(v.key()),
+            (true, true) => mended.push(v.key()),
+            _ => {}
+        }
+    }
+    for k in &known {
+        assert!(
+            verdicts.iter().any(|v| &v.key() == k),
+            "known-disagreements.txt names a cell that is not judged: {k}"
+        );
+    }
+    assert!(
+        regressions.is_empty(),
+        "newly disagreeing with the kernel:\n  {}",
+        regressions.join("\n  ")
+    );
+    assert!(
+        mended.is_empty(),
+        "these agree now; remove them from known-disagreements.txt \
+         (eevdf kernel fidelity-doc rewrites it):\n  {}",
+        mended.join("\n  ")
+    );
+}

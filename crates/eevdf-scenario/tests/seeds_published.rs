@@ -1,0 +1,606 @@
+//! The seed threads as a second referee (issue "fidelity report", item 6).
+//!
+//! `tests/seeds/published.txt` holds the published comparisons of the
+//! seed threads (`/work/shared/seeds/*.txt`), one a line, copied as
+//! published. This file has two tests:
+//!
+//! - `published_table_parses` (always run, no simulation): every line
+//!   has its fields, every preset exists, every run edit applies.
+//! - `fidelity_seeds_report` (`#[ignore]`d: it simulates): runs the A and
+//!   B side of every simulable line over several seeds and writes
+//!   `docs/fidelity-seeds.md` (published B/A against simulated B/A, and
+//!   whether the direction agrees). Run it with
+//!
+//!   ```text
+//!   cargo test --release -p eevdf-scenario --test seeds_published -- --ignored --nocapture
+//!   ```
+//!
+//!   `EEVDF_FIDELITY_SEEDS` (default 3) sets the number of seeds,
+//!   `EEVDF_FIDELITY_JOBS` (default 2) the worker threads,
+//!   `EEVDF_FIDELITY_OUT` the output path.
+//!
+//! The line format is documented at the top of `published.txt`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use eevdf_scenario::presets::preset;
+use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::{LatencyHist, Sim};
+
+/// Relative change under which a simulated change counts as flat.
+const FLAT: f64 = 0.01;
+/// Published changes over this are the ones the summary counts.
+const BIG: f64 = 0.05;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    line: usize,
+    thread: String,
+    table: String,
+    metric: String,
+    a_label: String,
+    a_val: String,
+    b_label: String,
+    b_val: String,
+    better: String,
+    preset: String,
+    sim: String,
+    a_ops: String,
+    b_ops: String,
+    reason: String,
+}
+
+fn parse_file(text: &str) -> Result<Vec<Entry>, String> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        if f.len() != 13 {
+            return Err(format!(
+                "line {}: {} fields, want 13: {line}",
+                i + 1,
+                f.len()
+            ));
+        }
+        let e = Entry {
+            line: i + 1,
+            thread: f[0].into(),
+            table: f[1].into(),
+            metric: f[2].into(),
+            a_label: f[3].into(),
+            a_val: f[4].into(),
+            b_label: f[5].into(),
+            b_val: f[6].into(),
+            better: f[7].into(),
+            preset: f[8].into(),
+            sim: f[9].into(),
+            a_ops: f[10].into(),
+            b_ops: f[11].into(),
+            reason: f[12].into(),
+        };
+        if !matches!(e.better.as_str(), "lower" | "higher") {
+            return Err(format!("line {}: better is `{}`", e.line, e.better));
+        }
+        if published_ratio(&e).is_none() {
+            return Err(format!(
+                "line {}: values `{}` / `{}`",
+                e.line, e.a_val, e.b_val
+            ));
+        }
+        if e.preset != "-" && preset(&e.preset).is_none() {
+            return Err(format!("line {}: no preset `{}`", e.line, e.preset));
+        }
+        if e.reason == "-" && (e.preset == "-" || e.sim == "-") {
+            return Err(format!(
+                "line {}: simulable line without preset/sim",
+                e.line
+            ));
+        }
+        out.push(e);
+    }
+    Ok(out)
+}
+
+/// A published number: `0,863` (decimal comma) or `1273`.
+fn num(s: &str) -> Option<f64> {
+    s.replace(',', ".").parse::<f64>().ok()
+}
+
+/// Published B/A. `B` may be a percent change as the thread prints it
+/// (`-19.89%`): mmtests and Ryan's tables give "improvement" percents,
+/// so for lower-is-better metrics B/A = 1 - p/100 and for
+/// higher-is-better B/A = 1 + p/100.
+fn published_ratio(e: &Entry) -> Option<f64> {
+    if let Some(p) = e.b_val.strip_suffix('%') {
+        let p = num(p)? / 100.0;
+        return Some(if e.better == "lower" {
+            1.0 - p
+        } else {
+            1.0 + p
+        });
+    }
+    let a = num(&e.a_val)?;
+    let b = num(&e.b_val)?;
+    if a == 0.0 {
+        return None;
+    }
+    Some(b / a)
+}
+
+/// Applies a run's edits: `f:TOKENS` (features), `s:KEY=VALUE` (the
+/// CLI's `--set`), `r:OLD=>NEW` (replace text in the preset's scenario
+/// text, e.g. `r:groups=12=>groups=1`), separated by `;`; `-` is none.
+fn build(preset_name: &str, ops: &str, seed: u64) -> Result<Scenario, String> {
+    let p = preset(preset_name).ok_or(format!("no preset {preset_name}"))?;
+    let mut text = p.text.to_string();
+    let ops: Vec<&str> = if ops == "-" {
+        Vec::new()
+    } else {
+        ops.split(';')
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .collect()
+    };
+    for op in &ops {
+        if let Some(r) = op.strip_prefix("r:") {
+            let (old, new) = r.split_once("=>").ok_or(format!("bad replace {op}"))?;
+            if !text.contains(old) {
+                return Err(format!("{preset_name}: `{old}` not in the preset text"));
+            }
+            text = text.replace(old, new);
+        }
+    }
+    let mut sc = Scenario::parse(&text).map_err(|e| format!("{preset_name} {ops:?}: {e}"))?;
+    for op in &ops {
+        if let Some(f) = op.strip_prefix("f:") {
+            sc.apply_features(f).map_err(|e| format!("{op}: {e}"))?;
+        } else if let Some(s) = op.strip_prefix("s:") {
+            sc.set(s).map_err(|e| format!("{op}: {e}"))?;
+        } else if !op.starts_with("r:") {
+            return Err(format!("unknown edit {op}"));
+        }
+    }
+    sc.set(&format!("seed={seed}")).map_err(|e| e.to_string())?;
+    Ok(sc)
+}
+
+/// Every metric one run offers, by key:
+/// `lat:NAME:P` (P = p50 p90 p99 p99.9 max mean, µs, all threads of the
+/// directive), `wlat:NAME:P` (schbench workers only, µs),
+/// `hbtime:NAME` (seconds per million messages, i.e. 1/throughput, the
+/// shape of hackbench's completion time), `rps:NAME`, `reqlat:NAME:P`
+/// (schbench request latency, µs), `cpu:NAME` (CPU ms).
+fn run_metrics(sc: &Scenario) -> HashMap<String, f64> {
+    let mut sim = Sim::new(sc.sim.clone());
+    let end = sim.duration();
+    sim.run_until(end);
+    let hists = sim.histograms();
+    let r = sim.finish(end);
+    let mut m = HashMap::new();
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let put_lat = |m: &mut HashMap<String, f64>, pre: &str, l: &eevdf_sim::LatencyStats| {
+        m.insert(format!("{pre}:p50"), us(l.p50));
+        m.insert(format!("{pre}:p90"), us(l.p90));
+        m.insert(format!("{pre}:p99"), us(l.p99));
+        m.insert(format!("{pre}:p99.9"), us(l.p99_9));
+        m.insert(format!("{pre}:max"), us(l.max));
+        m.insert(format!("{pre}:mean"), l.mean_ns() / 1000.0);
+    };
+    for n in &r.by_name {
+        put_lat(&mut m, &format!("lat:{}", n.name), &n.latency);
+        m.insert(format!("cpu:{}", n.name), n.cpu_ns as f64 / 1e6);
+    }
+    for h in &r.hackbench {
+        if h.throughput > 0.0 {
+            m.insert(format!("hbtime:{}", h.name), 1e6 / h.throughput);
+        }
+    }
+    for s in &r.schbench {
+        m.insert(format!("rps:{}", s.name), s.rps);
+        put_lat(&mut m, &format!("reqlat:{}", s.name), &s.request_latency);
+    }
+    // schbench reports the workers' wakeup latency: merge their histograms.
+    let mut workers: BTreeMap<String, LatencyHist> = BTreeMap::new();
+    if hists.len() == r.tasks.len() {
+        for (t, h) in r.tasks.iter().zip(&hists) {
+            if t.role != "worker" {
+                continue;
+            }
+            let name = t.name.rsplit_once('.').map_or(t.name.as_str(), |x| x.0);
+            let hist = workers.entry(name.to_string()).or_default();
+            for &(v, c) in h {
+                hist.record_n(v, c);
+            }
+        }
+    }
+    for (name, h) in workers {
+        put_lat(&mut m, &format!("wlat:{name}"), &h.stats());
+    }
+    m
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn dir(r: f64) -> i8 {
+    if r > 1.0 + FLAT {
+        1
+    } else if r < 1.0 - FLAT {
+        -1
+    } else {
+        0
+    }
+}
+
+fn arrow(d: i8) -> &'static str {
+    match d {
+        1 => "up",
+        -1 => "down",
+        _ => "flat",
+    }
+}
+
+fn env_num(k: &str, d: usize) -> usize {
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(d)
+}
+
+fn load() -> Vec<Entry> {
+    let path = root().join("tests/seeds/published.txt");
+    let text = std::fs::read_to_string(&path).expect("tests/seeds/published.txt");
+    parse_file(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn published_table_parses() {
+    let entries = load();
+    assert!(entries.len() >= 100, "{} lines", entries.len());
+    for e in entries.iter().filter(|e| e.reason == "-") {
+        for ops in [&e.a_ops, &e.b_ops] {
+            build(&e.preset, ops, 1).unwrap_or_else(|err| panic!("line {}: {err}", e.line));
+        }
+    }
+}
+
+fn status(e: &Entry) -> (&'static str, String) {
+    let r = e.reason.as_str();
+    for (pre, label) in [
+        ("hw:", "hardware"),
+        ("nopreset:", "no preset"),
+        ("notmodelled:", "not modelled"),
+        ("cost:", "not run"),
+    ] {
+        if let Some(rest) = r.strip_prefix(pre) {
+            return (label, rest.trim().to_string());
+        }
+    }
+    ("other", r.to_string())
+}
+
+fn fmt(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[test]
+#[ignore = "simulates every published comparison; writes docs/fidelity-seeds.md"]
+fn fidelity_seeds_report() {
+    let t0 = Instant::now();
+    let entries = load();
+    let nseeds = env_num("EEVDF_FIDELITY_SEEDS", 3) as u64;
+    let jobs_n = env_num("EEVDF_FIDELITY_JOBS", 2);
+
+    // Unique runs: (preset, edits, seed).
+    let mut keys: Vec<(String, String, u64)> = Vec::new();
+    for e in entries.iter().filter(|e| e.reason == "-") {
+        for ops in [&e.a_ops, &e.b_ops] {
+            for s in 1..=nseeds {
+                let k = (e.preset.clone(), ops.clone(), s);
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+    }
+    // A run that panics (a simulator bug) is recorded, not fatal.
+    type RunOut = Result<HashMap<String, f64>, String>;
+    let results: Mutex<HashMap<(String, String, u64), RunOut>> = Mutex::new(HashMap::new());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..jobs_n {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(k) = keys.get(i) else { break };
+                let t = Instant::now();
+                let sc = build(&k.0, &k.1, k.2).unwrap_or_else(|e| panic!("{e}"));
+                let m = std::panic::catch_unwind(|| run_metrics(&sc)).map_err(|p| {
+                    p.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into())
+                });
+                eprintln!(
+                    "[{}/{}] {} {} seed {} {:.1}s",
+                    i + 1,
+                    keys.len(),
+                    k.0,
+                    k.1,
+                    k.2,
+                    t.elapsed().as_secs_f64()
+                );
+                results.lock().unwrap().insert(k.clone(), m);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    // Err: the simulator panicked on one of the seeds (message, seed).
+    let sim_of = |e: &Entry, ops: &str| -> Result<Option<f64>, String> {
+        let mut v = Vec::new();
+        for s in 1..=nseeds {
+            match results.get(&(e.preset.clone(), ops.to_string(), s)) {
+                Some(Ok(m)) => match m.get(&e.sim) {
+                    Some(x) => v.push(*x),
+                    None => return Ok(None),
+                },
+                Some(Err(msg)) => return Err(format!("simulator panicked (seed {s}): {msg}")),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(median(v)))
+    };
+
+    struct Row<'a> {
+        e: &'a Entry,
+        pub_r: f64,
+        sim: Option<(f64, f64, f64)>,
+        panic: Option<String>,
+    }
+    let rows: Vec<Row> = entries
+        .iter()
+        .map(|e| {
+            let pub_r = published_ratio(e).unwrap();
+            let mut panic = None;
+            let sim = if e.reason == "-" {
+                match (sim_of(e, &e.a_ops), sim_of(e, &e.b_ops)) {
+                    (Err(m), _) | (_, Err(m)) => {
+                        panic = Some(m);
+                        None
+                    }
+                    (Ok(Some(a)), Ok(Some(b))) if a > 0.0 => Some((a, b, b / a)),
+                    (Ok(Some(a)), Ok(Some(b))) => {
+                        Some((a, b, if b == 0.0 { 1.0 } else { f64::INFINITY }))
+                    }
+                    _ => panic!("line {}: metric {} missing", e.line, e.sim),
+                }
+            } else {
+                None
+            };
+            Row {
+                e,
+                pub_r,
+                sim,
+                panic,
+            }
+        })
+        .collect();
+
+    // Counts.
+    let n = rows.len();
+    let simulated: Vec<&Row> = rows.iter().filter(|r| r.sim.is_some()).collect();
+    let big: Vec<&&Row> = simulated
+        .iter()
+        .filter(|r| (r.pub_r - 1.0).abs() > BIG)
+        .collect();
+    let agree = |r: &Row| dir(r.pub_r) == dir(r.sim.unwrap().2);
+    let big_agree = big.iter().filter(|r| agree(r)).count();
+    let all_agree = simulated.iter().filter(|r| agree(r)).count();
+    let all_big = rows.iter().filter(|r| (r.pub_r - 1.0).abs() > BIG).count();
+    let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &rows {
+        if r.panic.is_some() {
+            *by_status.entry("simulator panic").or_default() += 1;
+        } else if r.sim.is_none() {
+            *by_status.entry(status(r.e).0).or_default() += 1;
+        }
+    }
+    let mut threads: Vec<String> = Vec::new();
+    let mut tables: Vec<(String, String)> = Vec::new();
+    for r in &rows {
+        if !threads.contains(&r.e.thread) {
+            threads.push(r.e.thread.clone());
+        }
+        let t = (r.e.thread.clone(), r.e.table.clone());
+        if !tables.contains(&t) {
+            tables.push(t);
+        }
+    }
+    let coverage = std::fs::read_to_string(root().join("tests/seeds/published.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("#! "))
+        .map(|l| format!("- {l}\n"))
+        .collect::<String>();
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# Fidelity against the seed threads (simulator only)\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo test --release -p eevdf-scenario --test seeds_published -- \
+         --ignored` from `tests/seeds/published.txt`; do not edit by hand. Each simulated \
+         side is the median over seeds 1..={nseeds} of the preset with the line's edits. \
+         A direction agrees when published and simulated B/A move the same way; a \
+         simulated change within ±{:.0} % counts as flat (it agrees only with a flat \
+         published change).\n",
+        FLAT * 100.0
+    );
+    let _ = writeln!(md, "## Summary\n");
+    let _ = writeln!(
+        md,
+        "- Comparisons transcribed: **{n}**, from {} tables in {} threads.",
+        tables.len(),
+        threads.len()
+    );
+    let _ = writeln!(
+        md,
+        "- Simulated: **{}**; not simulated: {}.",
+        simulated.len(),
+        by_status
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        md,
+        "- Published change over {:.0} %: **{all_big}** comparisons, of which **{}** simulated; \
+         the simulated direction agrees on **{big_agree} of {}**.",
+        BIG * 100.0,
+        big.len(),
+        big.len()
+    );
+    let _ = writeln!(
+        md,
+        "- All simulated comparisons: direction agrees on {all_agree} of {}.",
+        simulated.len()
+    );
+    let _ = writeln!(
+        md,
+        "- Run time: {:.0} s for {} simulations ({} worker threads).\n",
+        t0.elapsed().as_secs_f64(),
+        keys.len(),
+        jobs_n
+    );
+    if !coverage.is_empty() {
+        let _ = writeln!(md, "### Coverage (from the data file)\n\n{coverage}");
+    }
+
+    // Agreement per preset.
+    let mut per: BTreeMap<&str, (usize, usize, usize, usize)> = BTreeMap::new();
+    for r in &simulated {
+        let x = per.entry(&r.e.preset).or_default();
+        x.0 += 1;
+        if agree(r) {
+            x.1 += 1;
+        }
+        if (r.pub_r - 1.0).abs() > BIG {
+            x.2 += 1;
+            if agree(r) {
+                x.3 += 1;
+            }
+        }
+    }
+    let _ = writeln!(md, "### By preset\n");
+    let _ = writeln!(
+        md,
+        "| Preset | Simulated | Agree | Published >5 % | Agree (>5 %) |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+    for (p, (a, b, c, d)) in &per {
+        let _ = writeln!(md, "| `{p}` | {a} | {b} | {c} | {d} |");
+    }
+    let _ = writeln!(md);
+
+    for th in &threads {
+        let _ = writeln!(md, "## {th}\n");
+        let _ = writeln!(
+            md,
+            "| Table | Metric | A | B | Pub. B/A | Preset | Sim A | Sim B | Sim B/A | Direction |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---:|---|---:|---:|---:|---|");
+        for r in rows.iter().filter(|r| &r.e.thread == th) {
+            let e = r.e;
+            let a = format!("{}: {}", e.a_label, e.a_val);
+            let b = format!("{}: {}", e.b_label, e.b_val);
+            let (sa, sb, sr, d) = match r.sim {
+                Some((sa, sb, sr)) => {
+                    let ok = agree(r);
+                    (
+                        fmt(sa),
+                        fmt(sb),
+                        format!("{sr:.3}"),
+                        format!(
+                            "{} / {}: {}",
+                            arrow(dir(r.pub_r)),
+                            arrow(dir(sr)),
+                            if ok { "**agrees**" } else { "differs" }
+                        ),
+                    )
+                }
+                None => match &r.panic {
+                    Some(m) => ("".into(), "".into(), "".into(), format!("**{m}**")),
+                    None => {
+                        let (s, why) = status(e);
+                        ("".into(), "".into(), "".into(), format!("{s}: {why}"))
+                    }
+                },
+            };
+            let p = if e.preset == "-" {
+                "-".to_string()
+            } else {
+                format!("`{}`", e.preset)
+            };
+            let runs = if e.reason == "-" || e.sim != "-" {
+                format!(" <br>`{}`; A `{}`, B `{}`", e.sim, e.a_ops, e.b_ops)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {:.3} | {}{} | {} | {} | {} | {} |",
+                e.table,
+                e.metric,
+                a.replace('|', "/"),
+                b.replace('|', "/"),
+                r.pub_r,
+                p,
+                runs.replace('|', "/"),
+                sa,
+                sb,
+                sr,
+                d
+            );
+        }
+        let _ = writeln!(md);
+    }
+    let out = std::env::var("EEVDF_FIDELITY_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("docs/fidelity-seeds.md"));
+    std::fs::write(&out, md).expect("write the report");
+    eprintln!(
+        "wrote {} ({} comparisons, {} simulated, {big_agree}/{} >5 % agree) in {:.0} s",
+        out.display(),
+        n,
+        simulated.len(),
+        big.len(),
+        t0.elapsed().as_secs_f64()
+    );
+}
