@@ -145,11 +145,33 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
     w
 }
 
-/// A generous wall-clock limit: boot, plus up to 40x the guest duration
-/// (a loaded one-CPU guest runs 2-4x slower than real time per vCPU).
+/// Threads the guest creates for a scenario (as `Sim::new` does).
+fn thread_count(sc: &Scenario) -> u64 {
+    use eevdf_sim::Workload;
+    sc.sim
+        .tasks
+        .iter()
+        .map(|t| match t.workload {
+            Workload::Hackbench { groups, fds, .. } => u64::from(groups) * u64::from(fds) * 2,
+            Workload::Schbench {
+                message_threads,
+                workers,
+                ..
+            } => u64::from(message_threads) * (u64::from(workers) + 1),
+            _ => u64::from(t.count),
+        })
+        .sum()
+}
+
+/// A generous wall-clock limit: boot, up to 60x the guest duration per
+/// vCPU (a loaded guest runs 2-4x slower than real time, more on a busy
+/// host), and a second per 10 threads for setting up and reading back
+/// every thread before and after the window (a 480-process hackbench on
+/// 6.12 took over 200 s for a 2 s window on a loaded host).
 fn default_timeout(sc: &Scenario) -> Duration {
     let guest_s = sc.sim.duration_ns.div_ceil(1_000_000_000);
-    Duration::from_secs(120 + guest_s * 40 * u64::from(sc.sim.nr_cpus.max(1)))
+    let cpus = u64::from(sc.sim.nr_cpus.max(1));
+    Duration::from_secs(180 + guest_s * 60 * cpus + thread_count(sc) / 10)
 }
 
 /// Runs `sc` on `image`. `explicit_preempt` says whether the user chose
@@ -315,6 +337,15 @@ mod tests {
         assert_eq!(w.len(), 2);
         assert!(w[0].contains("CONFIG_HZ=250"));
         assert!(w[1].contains("one after another"));
+    }
+
+    #[test]
+    fn the_timeout_grows_with_duration_cpus_and_threads() {
+        let one = sc("eevdf-scenario v1\nduration 2s\ntask a kind=hog\nend\n");
+        let hb = sc("eevdf-scenario v1\nduration 2s\ntask h kind=hackbench groups=12\nend\n");
+        assert_eq!(thread_count(&hb), 480);
+        assert_eq!(default_timeout(&one), Duration::from_secs(180 + 120));
+        assert_eq!(default_timeout(&hb), Duration::from_secs(180 + 120 + 48));
     }
 
     #[test]

@@ -101,11 +101,15 @@ pub fn mark_detail(kernel: &[KernelRef]) -> String {
     use eevdf_scenario::kernel_ref::Verdict::{Agrees, Differs};
     match Mark::of(kernel) {
         Mark::NotChecked => "no kernel reference data for this scenario (only the fidelity-* presets, unedited, have it)".into(),
-        Mark::Agrees => format!("{}: the simulator is within 2x at p50..p99.9", versions(Agrees)),
+        Mark::Agrees => format!(
+            "{}: the simulator, run with that kernel's own settings, is within 2x at p50..p99.9",
+            versions(Agrees)
+        ),
         Mark::Differs => {
             let agree = versions(Agrees);
             format!(
-                "{}: the simulator is more than 2x off at p50..p99.9{}",
+                "{}: the simulator, run with that kernel's own settings (features, preemption \
+                 model, base slice), is more than 2x off at p50..p99.9{}",
                 versions(Differs),
                 if agree.is_empty() { String::new() } else { format!("; agrees with {agree}") }
             )
