@@ -344,13 +344,18 @@ fn render(
     base: &str,
     source: Option<&report::Source>,
 ) -> Result<String, BadInput> {
+    // A kernel run's column is the kernel, not the simulator's profile.
+    let column = source.map_or_else(
+        || sc.features.profile.to_string(),
+        |s| format!("kernel {}", s.kernel.split('+').next().unwrap_or(&s.kernel)),
+    );
     let out = match format {
         Format::Text => report::text(r),
         Format::Json => report::json_with_source(&sc.to_text(), r, source),
-        Format::Lkml => report::lkml(r, &sc.features.profile.to_string()),
+        Format::Lkml => report::lkml(r, &column),
         Format::Mail => report::mail(
             &sc.to_text(),
-            &report::lkml(r, &sc.features.profile.to_string()),
+            &report::lkml(r, &column),
             &eevdf_scenario::link::url(sc, base),
         ),
         Format::Cyclictest => {
