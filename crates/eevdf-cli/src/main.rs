@@ -574,45 +574,37 @@ fn main() -> ExitCode {
             over,
             style,
             sim: _,
-            kernel: Some(kernel),
-        } => {
-            if style != "lkml" {
-                eprintln!("error: --style {style} with --kernel: only lkml is supported");
-                return ExitCode::from(EXIT_BAD_INPUT);
+            kernel,
+        } => match kernel {
+            Some(k) if style != "lkml" => Err(BadInput(format!(
+                "--style {style} with --kernel {k}: only lkml is supported"
+            ))),
+            Some(k) => {
+                let ab = kernel::CompareArgs {
+                    a: &scenario,
+                    b: scenario_b.as_deref(),
+                    a_features: a_features.as_deref(),
+                    b_features: b_features.as_deref(),
+                    over: &over,
+                    kernel: &k,
+                };
+                return match kernel::compare(&ab) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(f) => kernel::exit(f),
+                };
             }
-            let ab = kernel::CompareArgs {
-                a: &scenario,
-                b: scenario_b.as_deref(),
-                a_features: a_features.as_deref(),
-                b_features: b_features.as_deref(),
-                over: &over,
-                kernel: &kernel,
-            };
-            return match kernel::compare(&ab) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(f) => kernel::exit(f),
-            };
-        }
-        Command::Compare {
-            scenario,
-            scenario_b,
-            a_features,
-            b_features,
-            over,
-            style,
-            sim: _,
-            kernel: None,
-        } => compare(
-            &style,
-            &scenario,
-            scenario_b.as_deref(),
-            a_features.as_deref(),
-            b_features.as_deref(),
-            &over,
-        ),
+            None => compare(
+                &style,
+                &scenario,
+                scenario_b.as_deref(),
+                a_features.as_deref(),
+                b_features.as_deref(),
+                &over,
+            ),
+        },
         Command::Presets { name: None } => {
             for p in presets::PRESETS {
-                println!("{:<20} {}", p.name, p.title);
+                println!("{:<21} {}", p.name, p.title);
             }
             Ok(())
         }
