@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use crate::guest_bin::GuestBinary;
 use crate::initramfs::Initramfs;
-use crate::qemu::{self, Boot, Phase};
+use crate::qemu::{self, Phase};
 use crate::run::{Image, Options};
 use crate::KernelError;
 
@@ -252,22 +252,8 @@ pub fn run(
     progress: &mut dyn FnMut(Phase, Duration),
 ) -> Result<(Calibration, Duration), KernelError> {
     let initrd = initramfs(guest)?;
-    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
-    let initrd_path = opts.workdir.join("initrd.gz");
-    std::fs::write(&initrd_path, &initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
-    let boot = Boot {
-        qemu: opts.qemu.clone(),
-        kernel: image.vmlinuz.clone(),
-        initrd: initrd_path,
-        cpus: 1,
-        mem_mib: opts.mem_mib,
-        seed: opts.seed,
-        shift: opts.shift,
-        append: qemu::APPEND.into(),
-        timeout: opts.timeout.unwrap_or(Duration::from_secs(900)),
-        workdir: opts.workdir.clone(),
-    };
-    let serial = boot.run(progress)?;
+    let timeout = opts.timeout.unwrap_or(Duration::from_secs(900));
+    let serial = crate::run::boot(&initrd, 1, image, opts, timeout, progress)?;
     let cal = Calibration::parse(&serial.report).map_err(|e| {
         KernelError::new(
             format!("{e}; console tail:\n{}", qemu::tail(&serial.console, 15)),

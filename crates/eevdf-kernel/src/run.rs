@@ -174,6 +174,33 @@ fn default_timeout(sc: &Scenario) -> Duration {
     Duration::from_secs(180 + guest_s * 60 * cpus + thread_count(sc) / 10)
 }
 
+/// Writes `initrd` into the work directory and boots `image` with it.
+pub fn boot(
+    initrd: &[u8],
+    cpus: u32,
+    image: &Image,
+    opts: &Options,
+    timeout: Duration,
+    progress: &mut dyn FnMut(Phase, Duration),
+) -> Result<qemu::Serial, KernelError> {
+    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
+    let initrd_path = opts.workdir.join("initrd.gz");
+    std::fs::write(&initrd_path, initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
+    Boot {
+        qemu: opts.qemu.clone(),
+        kernel: image.vmlinuz.clone(),
+        initrd: initrd_path,
+        cpus,
+        mem_mib: opts.mem_mib,
+        seed: opts.seed,
+        shift: opts.shift,
+        append: qemu::APPEND.into(),
+        timeout,
+        workdir: opts.workdir.clone(),
+    }
+    .run(progress)
+}
+
 /// Runs `sc` on `image`. `explicit_preempt` says whether the user chose
 /// the preemption model (else the kernel keeps its default).
 pub fn run(
@@ -186,22 +213,15 @@ pub fn run(
 ) -> Result<KernelRun, KernelError> {
     let text = guest_text(sc, explicit_preempt);
     let initrd = initramfs(guest, &text, opts.trace)?;
-    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
-    let initrd_path = opts.workdir.join("initrd.gz");
-    std::fs::write(&initrd_path, &initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
-    let boot = Boot {
-        qemu: opts.qemu.clone(),
-        kernel: image.vmlinuz.clone(),
-        initrd: initrd_path,
-        cpus: sc.sim.nr_cpus.max(1),
-        mem_mib: opts.mem_mib,
-        seed: opts.seed,
-        shift: opts.shift,
-        append: qemu::APPEND.into(),
-        timeout: opts.timeout.unwrap_or_else(|| default_timeout(sc)),
-        workdir: opts.workdir.clone(),
-    };
-    let serial = boot.run(progress)?;
+    let timeout = opts.timeout.unwrap_or_else(|| default_timeout(sc));
+    let serial = boot(
+        &initrd,
+        sc.sim.nr_cpus.max(1),
+        image,
+        opts,
+        timeout,
+        progress,
+    )?;
     let report = GuestReport::parse(&serial.report).map_err(|e| {
         KernelError::new(
             format!(
