@@ -31,6 +31,9 @@ pub struct RqConfig {
     /// `LAG_DECAY_SLEEP`: positive lag decays linearly to zero over this
     /// sleep length (the patch's exact curve is not published; spec §5.2).
     pub lag_decay_ns: u64,
+    /// `dynamic_preempt_lazy()`: `resched_curr_lazy` sets
+    /// `TIF_NEED_RESCHED_LAZY` instead of `TIF_NEED_RESCHED`.
+    pub preempt_lazy: bool,
 }
 
 impl RqConfig {
@@ -42,6 +45,7 @@ impl RqConfig {
             tick_nsec: 1_000_000_000 / u64::from(hz.max(1)),
             migration_cost_ns: 500_000,
             lag_decay_ns: 4_000_000_000,
+            preempt_lazy: false,
         }
     }
 }
@@ -55,9 +59,9 @@ impl Default for RqConfig {
 /// A pending reschedule request on this CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Resched {
-    /// `resched_curr_lazy`: `TIF_NEED_RESCHED_LAZY` under the lazy
-    /// preemption model, a full request under the others (the simulator,
-    /// which knows the model, decides).
+    /// `resched_curr_lazy` under the lazy preemption model:
+    /// `TIF_NEED_RESCHED_LAZY`, honoured on the next return to user mode
+    /// or upgraded by the tick.
     Lazy,
     /// `resched_curr`: `TIF_NEED_RESCHED`.
     Full,
@@ -505,9 +509,19 @@ impl Rq {
         calc_delta_fair(delta, &self.se(id).load)
     }
 
-    /// `resched_curr_lazy`.
+    /// `resched_curr_lazy`: a lazy request only under the lazy model
+    /// (`get_lazy_tif_bit()`), otherwise `resched_curr`.
     pub(crate) fn resched_curr_lazy(&mut self) {
+        if !self.config.preempt_lazy {
+            return self.resched_curr();
+        }
         self.resched = Some(self.resched.map_or(Resched::Lazy, |r| r.max(Resched::Lazy)));
+    }
+
+    /// `test_tsk_need_resched(curr)`: `TIF_NEED_RESCHED` only, not the
+    /// lazy bit.
+    pub fn need_resched(&self) -> bool {
+        self.resched == Some(Resched::Full)
     }
 
     /// `resched_curr`.

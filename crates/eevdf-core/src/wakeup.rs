@@ -194,7 +194,9 @@ impl Rq {
         if curr == p {
             return no(WakeupReason::AlreadyCurr);
         }
-        let pending = self.resched.is_some();
+        // wakeup_preempt_fair tests TIF_NEED_RESCHED only: a pending lazy
+        // request does not stop a wakeup preemption check (7.2).
+        let pending = self.need_resched();
         if pending && !(f.ps_ignore_need_resched && f.preempt_short) {
             return no(WakeupReason::NeedReschedPending);
         }

@@ -9,6 +9,7 @@
 //! profile v7.1                 # kernel profile (before the first task)
 //! features NO_RUN_TO_PARITY    # feature tokens, applied in order
 //! cpus 8 / hz 1000             # base slice scaling and TICK_NSEC
+//! preempt lazy|full            # dynamic_preempt_lazy() (default full)
 //! group G weight=1024 [parent=H] [idle]
 //! task A [nice=0] [slice=3ms] [policy=normal|batch|idle] [group=G]
 //! enqueue A [initial|wakeup|migrated]
@@ -39,6 +40,7 @@ struct Script {
     features: FeatureSet,
     cpus: u32,
     hz: u32,
+    preempt_lazy: bool,
     rq: Option<Rq>,
     tasks: BTreeMap<String, EntityId>,
     groups: BTreeMap<String, CfsRqId>,
@@ -65,7 +67,8 @@ fn parse_ns(s: &str) -> Result<i64, String> {
 impl Script {
     fn rq(&mut self) -> &mut Rq {
         if self.rq.is_none() {
-            let cfg = RqConfig::new(self.features.features, self.cpus, self.hz);
+            let mut cfg = RqConfig::new(self.features.features, self.cpus, self.hz);
+            cfg.preempt_lazy = self.preempt_lazy;
             self.rq = Some(Rq::new(cfg));
         }
         self.rq.as_mut().unwrap()
@@ -112,6 +115,13 @@ impl Script {
             }
             "cpus" => self.cpus = args[0].parse().map_err(|_| "bad cpus")?,
             "hz" => self.hz = args[0].parse().map_err(|_| "bad hz")?,
+            "preempt" => {
+                self.preempt_lazy = match args[0] {
+                    "lazy" => true,
+                    "full" | "voluntary" | "none" => false,
+                    _ => return Err("bad preempt (lazy|full|voluntary|none)".into()),
+                }
+            }
             "group" => {
                 let w: u64 = Self::kv(args, "weight")
                     .unwrap_or("1024")
@@ -366,6 +376,7 @@ fn run_script(path: &Path) -> Result<(), String> {
         features: FeatureSet::new(Profile::V7_1),
         cpus: 1,
         hz: 1000,
+        preempt_lazy: false,
         rq: None,
         tasks: BTreeMap::new(),
         groups: BTreeMap::new(),

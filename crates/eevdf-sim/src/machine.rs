@@ -231,6 +231,7 @@ impl Sim {
         if let Some(m) = cfg.sysctl.migration_cost_ns {
             rqcfg.migration_cost_ns = m;
         }
+        rqcfg.preempt_lazy = cfg.preempt == PreemptModel::Lazy;
         let groups: Vec<Group> = cfg
             .groups
             .iter()
@@ -700,11 +701,12 @@ impl Sim {
                 self.update_misfit_status(c);
                 let cpu = &mut self.cpus[c as usize];
                 cpu.rq.set_clock(now);
-                cpu.rq.task_tick(false);
-                // The tick upgrades a pending lazy request to a full one.
-                if cpu.rq.resched == Some(Resched::Lazy) && self.cfg.preempt == PreemptModel::Lazy {
+                // sched_tick() upgrades a pending lazy request *before*
+                // task_tick(): one raised by this tick stays lazy.
+                if cpu.rq.resched == Some(Resched::Lazy) {
                     cpu.rq.resched = Some(Resched::Full);
                 }
+                cpu.rq.task_tick(false);
                 self.honour_resched(c, now);
             }
             Ev::BurstEnd { cpu, gen } => {
@@ -995,9 +997,11 @@ impl Sim {
         let delay = match self.cfg.preempt {
             PreemptModel::Full => 0,
             PreemptModel::Lazy if kind == Resched::Full => 0,
-            // Lazy: return to user (burst end) or the next tick.
-            PreemptModel::Lazy => return,
-            PreemptModel::None => in_kernel,
+            // A lazy request is honoured on the next return to user mode
+            // (exit_to_user_mode_loop tests both bits), which for a task
+            // in user mode is the exit of this very interrupt; in kernel
+            // mode it waits for the syscall's exit or the tick's upgrade.
+            PreemptModel::Lazy | PreemptModel::None => in_kernel,
             PreemptModel::Voluntary => in_kernel.min(COND_RESCHED_NS),
         };
         if delay == 0 {

@@ -293,6 +293,37 @@ fn preemption_models_delay_in_kernel_victims() {
 }
 
 #[test]
+fn lazy_requests_wait_only_for_kernel_mode() {
+    // PREEMPT_LAZY (7.2's default): a wakeup's lazy request is honoured
+    // at the next return to user mode (exit_to_user_mode_loop tests both
+    // TIF bits), so a user-mode hog yields at the end of the waking
+    // interrupt, as under `full`; only kernel sections make it wait, for
+    // their end or the tick's upgrade.
+    let run = |model: eevdf_sim::PreemptModel, kernel_pct: u32| {
+        let mut c = cfg(1, 250, 5, &[]);
+        c.preempt = model;
+        let mut h = hog("k", 0, None);
+        h.kernel_pct = Some(kernel_pct);
+        h.ksection_ns = Some(2_000_000);
+        c.tasks = vec![timer("ct", 1_000_000, Some(100_000)), h];
+        let r = simulate(c);
+        r.by_name[0].latency.p90 as f64 / 1000.0
+    };
+    let lazy_user = run(eevdf_sim::PreemptModel::Lazy, 0);
+    let full_user = run(eevdf_sim::PreemptModel::Full, 0);
+    let lazy_kernel = run(eevdf_sim::PreemptModel::Lazy, 90);
+    assert!(lazy_user < 100.0, "lazy, user-mode hog: p90 {lazy_user} us");
+    assert!(
+        (lazy_user - full_user).abs() < 5.0,
+        "lazy {lazy_user} us vs full {full_user} us"
+    );
+    assert!(
+        lazy_kernel > lazy_user + 200.0,
+        "lazy, kernel-mode hog: p90 {lazy_kernel} us vs user {lazy_user} us"
+    );
+}
+
+#[test]
 fn load_balancing_spreads_hogs_after_a_cpu_frees_up() {
     // smp2: a pinned hackbench keeps CPU 1 busy for a while, so the four
     // forked hogs land on CPU 0; once hackbench is done, CPU 1 goes idle
