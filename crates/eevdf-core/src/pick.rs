@@ -230,9 +230,11 @@ impl Rq {
 
     /// `schedule()`'s fair part: `pick_next_task_fair` with the put/set
     /// walk that leaves common ancestors untouched (their protection is
-    /// not renewed). Clears the reschedule request.
+    /// not renewed). Clears the reschedule request afterwards, so one
+    /// raised by `update_curr` during the pick does not survive it
+    /// (`__schedule()` calls `clear_tsk_need_resched(prev)` after
+    /// `pick_next_task()`, 6.12 and 7.2).
     pub fn pick_next_task(&mut self) -> PickOutcome {
-        self.resched = None;
         let prev = self.curr_task;
         let next = self.pick_task_fair();
         let outcome = match (prev, next) {
@@ -292,6 +294,7 @@ impl Rq {
                 switched: false,
             },
         };
+        self.resched = None;
         self.debug_check();
         outcome
     }
