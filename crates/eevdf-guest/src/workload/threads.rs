@@ -94,6 +94,8 @@ pub(super) fn run_threads(
     report: &mut GuestReport,
 ) -> Result<(), String> {
     let n = items.len();
+    // Calibrate before any thread runs, outside the measured window.
+    let _ = Burner::calibrated();
     let (cpus, warn) = setup::allowed_cpus(spec, setup::online_cpus());
     report.warnings.extend(warn);
     let shared = Arc::new(Shared {
@@ -231,7 +233,7 @@ fn thread_main(
         start: start.map(|s| window.t0.saturating_add(s)),
         me,
         shared: sh,
-        burner: Burner::default(),
+        burner: Burner::calibrated(),
     };
     let r = work.run(&mut ctx);
     {
