@@ -10,7 +10,7 @@ use clap::Subcommand;
 use eevdf_kernel::qemu::Phase;
 use eevdf_kernel::{run, select, KernelError};
 
-use crate::{load, read_input, render, BadInput, Format, Overrides};
+use crate::{load, render, BadInput, Format, Overrides};
 
 #[derive(Debug, Subcommand)]
 pub enum KernelCmd {
@@ -172,10 +172,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
                 timeout,
                 keep,
             } = *args;
-            let (_, text) = read_input(&scenario)?;
             let sc = load(&scenario, &over)?;
-            let explicit_preempt = run::has_preempt_directive(&text)
-                || over.set.iter().any(|kv| kv.starts_with("preempt="));
             let image = select::image(&kernel, kernel_config.as_deref(), &mut |m| say(m))?;
             let guest = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
             let tmp = std::env::temp_dir().join(format!("eevdf-kernel-{}", std::process::id()));
@@ -188,19 +185,12 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
                 say(&format!("warning: {w}"));
             }
             let bar = progress_bar(&image.release, sc.sim.duration_ns);
-            let out = run::run(
-                &sc,
-                explicit_preempt,
-                &image,
-                &guest,
-                &opts,
-                &mut |p, wall| {
-                    if let Some(b) = &bar {
-                        b.set_message(phase_text(p, wall));
-                        b.tick();
-                    }
-                },
-            );
+            let out = run::run(&sc, &image, &guest, &opts, &mut |p, wall| {
+                if let Some(b) = &bar {
+                    b.set_message(phase_text(p, wall));
+                    b.tick();
+                }
+            });
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
@@ -388,14 +378,13 @@ pub struct CompareArgs<'a> {
 /// One side on both: the kernel's result and its simulator twin's.
 fn both(
     sc: &eevdf_scenario::scenario::Scenario,
-    explicit_preempt: bool,
     image: &run::Image,
     guest: &eevdf_kernel::guest_bin::GuestBinary,
 ) -> Result<(eevdf_sim::SimResult, run::KernelRun, String), Failure> {
     let tmp = std::env::temp_dir().join(format!("eevdf-compare-{}", std::process::id()));
     let mut opts = run::Options::new(tmp.clone());
     opts.seed = sc.sim.seed;
-    let k = run::run(sc, explicit_preempt, image, guest, &opts, &mut |_, _| {});
+    let k = run::run(sc, image, guest, &opts, &mut |_, _| {});
     let _ = std::fs::remove_dir_all(&tmp);
     let k = k?;
     let s = &k.source;
@@ -424,18 +413,13 @@ pub fn compare(a: &CompareArgs) -> Result<(), Failure> {
         }
     }
     let ab = a.b.is_some() || a.a_features.is_some() || a.b_features.is_some();
-    let explicit = |arg: &str| -> Result<bool, Failure> {
-        let (_, text) = read_input(arg)?;
-        Ok(run::has_preempt_directive(&text)
-            || a.over.set.iter().any(|kv| kv.starts_with("preempt=")))
-    };
     let image = select::image(a.kernel, None, &mut |m| say(m))?;
     let guest = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
     for w in run::warnings(&sa, &image) {
         say(&format!("warning: {w}"));
     }
     say(&format!("running A on {}", image.release));
-    let (sim_a, k_a, line_a) = both(&sa, explicit(a.a)?, &image, &guest)?;
+    let (sim_a, k_a, line_a) = both(&sa, &image, &guest)?;
     let kernel_label = format!("kernel {}", image.release.split('+').next().unwrap_or(""));
     let mut out = String::new();
     if !ab {
@@ -452,7 +436,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Failure> {
         ));
     } else {
         say(&format!("running B on {}", image.release));
-        let (sim_b, k_b, line_b) = both(&sb, explicit(a.b.unwrap_or(a.a))?, &image, &guest)?;
+        let (sim_b, k_b, line_b) = both(&sb, &image, &guest)?;
         let la = a.a_features.unwrap_or("A");
         let lb = a.b_features.unwrap_or("B");
         out.push_str(&eevdf_scenario::report::compare(

@@ -269,6 +269,9 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
         sc.set(&format!("duration={d}"))
             .map_err(|e| BadInput::parse("--duration", e))?;
     }
+    if let Some(note) = sc.engine_note() {
+        eprintln!("note: {note}");
+    }
     Ok(sc)
 }
 

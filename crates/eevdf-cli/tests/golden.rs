@@ -79,3 +79,24 @@ fn bad_input_exits_2_with_one_error_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn an_older_engines_scenario_says_so_and_keeps_its_model() {
+    // A link saved from engine 0.1 (its default preset, no `preempt`
+    // line): 0.1 ran it under `full`, and the note names both versions.
+    let link = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus/link/v0.1-preset-default.txt");
+    let link = std::fs::read_to_string(link).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_eevdf"))
+        .args(["check", link.trim()])
+        .output()
+        .expect("run eevdf");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let want = format!(
+        "note: made with engine 0.1, computed by {}",
+        eevdf_scenario::scenario::ENGINE_VERSION
+    );
+    assert!(stderr.contains(&want), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\npreempt full\n"));
+}

@@ -15,26 +15,29 @@ use std::fmt;
 /// A kernel version whose defaults form the base of a [`FeatureSet`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
-    /// "Completing EEVDF": DELAY_DEQUEUE, PREEMPT_SHORT, deadline-stash protection, 0.75 ms base slice.
+    /// "Completing EEVDF" as Debian's 6.12.95: DELAY_DEQUEUE, PREEMPT_SHORT, deadline-stash protection, PICK_BUDDY, 0.70 ms base slice.
     V6_12,
     /// vprot-based slice protection (~6.17), legacy NEXT_BUDDY code, 2·slice lag clamp.
     V6_18,
     /// Mel Gorman's NEXT_BUDDY rework, enabled, with the "ineligible waker" resched rule.
     V6_19Rc1,
     /// Mainline v7.1: max_slice lag clamp, NI_RATE, "clear buddies for preempt_short" merged.
-    #[default]
     V7_1,
+    /// Debian's 7.2.13: v7.1 plus HRTICK on (CONFIG_HRTIMER_REARM_DEFERRED), armed for the time to the virtual deadline.
+    #[default]
+    V7_2,
     /// tip/sched/core after the v2 short-slice series and 8-series 1/8–3/8 (digest: 25 Sep 2026).
     Tip2026_09,
 }
 
 impl Profile {
     /// Every profile, oldest first.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 6] = [
         Profile::V6_12,
         Profile::V6_18,
         Profile::V6_19Rc1,
         Profile::V7_1,
+        Profile::V7_2,
         Profile::Tip2026_09,
     ];
 
@@ -45,6 +48,7 @@ impl Profile {
             Profile::V6_18 => "v6.18",
             Profile::V6_19Rc1 => "v6.19-rc1",
             Profile::V7_1 => "v7.1",
+            Profile::V7_2 => "v7.2",
             Profile::Tip2026_09 => "tip-2026-09",
         }
     }
@@ -162,6 +166,19 @@ value_enum! {
 }
 
 value_enum! {
+    /// How `hrtick_start_fair` sizes the HRTICK timer.
+    HrtickArm {
+        /// Up to 7.1: the real time left in the slice,
+        /// `slice - (sum_exec - prev_sum_exec)`, re-armed on every enqueue.
+        SliceLeft => "slice_left",
+        /// 7.2: the time to the virtual deadline, `weight *
+        /// (deadline - vruntime) / NICE_0_LOAD`; an enqueue arms it only
+        /// when no HRTICK is pending (`hrtick_update`).
+        Deadline => "deadline",
+    }
+}
+
+value_enum! {
     /// Lag handling of a delayed entity that wakes (spec §7.2).
     DelayLag {
         /// 6.12–7.0: under DELAY_ZERO, re-place only when vlag > 0.
@@ -248,13 +265,15 @@ pub struct Features {
     pub lag_clamp: LagClamp,
     /// `DELAY_LAG`
     pub delay_lag: DelayLag,
+    /// `HRTICK_ARM`: the HRTICK timer's length.
+    pub hrtick_arm: HrtickArm,
     /// `normalized_sysctl_sched_base_slice` in ns (spec §1.3).
     pub normalized_base_slice_ns: u64,
 }
 
 impl Default for Features {
     fn default() -> Self {
-        Features::for_profile(Profile::V7_1)
+        Features::for_profile(Profile::default())
     }
 }
 
@@ -298,6 +317,7 @@ impl Features {
         nb_sync_delta: NbSyncDelta::ExecStart,
         lag_clamp: LagClamp::MaxSliceTick,
         delay_lag: DelayLag::V7_1,
+        hrtick_arm: HrtickArm::SliceLeft,
         normalized_base_slice_ns: 700_000,
     };
 
@@ -305,15 +325,14 @@ impl Features {
     pub const fn for_profile(p: Profile) -> Features {
         let m = Self::MAINLINE;
         match p {
+            // NI_RANDOM is in 6.12.95's features.h (backported).
             Profile::V6_12 => Features {
                 prot_set: ProtSet::Stash,
                 nb_mode: NbMode::Legacy,
                 lag_clamp: LagClamp::TwoSliceTick,
                 delay_lag: DelayLag::V6_12,
                 ps_clear_buddy: false,
-                ni_random: false,
                 ni_rate: false,
-                normalized_base_slice_ns: 750_000,
                 ..m
             },
             Profile::V6_18 => Features {
@@ -336,6 +355,11 @@ impl Features {
                 ..m
             },
             Profile::V7_1 => m,
+            Profile::V7_2 => Features {
+                hrtick: true,
+                hrtick_arm: HrtickArm::Deadline,
+                ..m
+            },
             Profile::Tip2026_09 => Features {
                 ps_ignore_need_resched: true,
                 ps_cancel_if_eligible: true,
@@ -372,6 +396,7 @@ impl Features {
             "NB_SYNC_DELTA" => self.nb_sync_delta.as_str(),
             "LAG_CLAMP" => self.lag_clamp.as_str(),
             "DELAY_LAG" => self.delay_lag.as_str(),
+            "HRTICK_ARM" => self.hrtick_arm.as_str(),
             _ => return None,
         })
     }
@@ -385,6 +410,7 @@ impl Features {
             "NB_SYNC_DELTA" => self.nb_sync_delta = NbSyncDelta::parse(value)?,
             "LAG_CLAMP" => self.lag_clamp = LagClamp::parse(value)?,
             "DELAY_LAG" => self.delay_lag = DelayLag::parse(value)?,
+            "HRTICK_ARM" => self.hrtick_arm = HrtickArm::parse(value)?,
             _ => return None,
         }
         Some(())
@@ -538,6 +564,7 @@ pub static FEATURES: &[FeatureInfo] = &[
     enumf("NB_SYNC_DELTA", NbSyncDelta::VALUES, "waker runtime tested by preempt_sync"),
     enumf("LAG_CLAMP", LagClamp::VALUES, "lag clamp: max(2*slice, tick) or max_slice + tick"),
     enumf("DELAY_LAG", DelayLag::VALUES, "lag of a delayed entity that wakes up"),
+    enumf("HRTICK_ARM", HrtickArm::VALUES, "HRTICK length: slice left (<= 7.1) or to the deadline (7.2)"),
     known("PARANOID_AVG", "overflow-checked avg_vruntime sums"),
     known("HRTICK_DL", "high-resolution tick for the deadline class"),
     known("NONTASK_CAPACITY", "subtract IRQ/steal time from CPU capacity"),
@@ -1010,7 +1037,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate names");
-        let f = Features::default();
+        let f = Features::for_profile(Profile::V7_1);
         let mut nbool = 0;
         for i in FEATURES {
             assert!(
@@ -1099,7 +1126,7 @@ mod tests {
         assert!(!line.contains("SLICE") && !line.contains("PS_") && !line.contains("START_DEBIT"));
         assert!(FeatureSet::new(Profile::V6_12)
             .debugfs_line()
-            .ends_with(" NO_NI_RANDOM NO_NI_RATE "));
+            .ends_with(" NI_RANDOM NO_NI_RATE "));
         assert!(FeatureSet::new(Profile::V6_19Rc1)
             .debugfs_line()
             .contains(" NEXT_BUDDY PICK_BUDDY "));
@@ -1368,7 +1395,17 @@ mod tests {
     #[test]
     fn profile_defaults() {
         let d = |p| Features::for_profile(p);
-        assert_eq!(Features::default(), d(Profile::V7_1));
+        assert_eq!(Features::default(), d(Profile::V7_2));
+        // 7.2.13 differs from 7.1 only in HRTICK (features.h under
+        // CONFIG_HRTIMER_REARM_DEFERRED) and how it is armed.
+        assert_eq!(
+            d(Profile::V7_2),
+            Features {
+                hrtick: true,
+                hrtick_arm: HrtickArm::Deadline,
+                ..d(Profile::V7_1)
+            }
+        );
         let m = d(Profile::V7_1);
         assert!(
             m.place_lag && m.run_to_parity && m.preempt_short && !m.next_buddy && m.ps_clear_buddy
@@ -1383,13 +1420,13 @@ mod tests {
         let a = d(Profile::V6_12);
         assert_eq!(
             (a.prot_set, a.nb_mode, a.normalized_base_slice_ns),
-            (ProtSet::Stash, NbMode::Legacy, 750_000)
+            (ProtSet::Stash, NbMode::Legacy, 700_000)
         );
         assert_eq!(
             (a.lag_clamp, a.delay_lag),
             (LagClamp::TwoSliceTick, DelayLag::V6_12)
         );
-        assert!(!a.ps_clear_buddy && !a.ni_random && !a.ni_rate && !a.next_buddy);
+        assert!(!a.ps_clear_buddy && a.ni_random && !a.ni_rate && !a.next_buddy);
 
         let b = d(Profile::V6_18);
         assert_eq!(
@@ -1441,7 +1478,7 @@ mod tests {
             assert_eq!(Profile::parse(p.name()), Some(p));
             assert_eq!(p.to_string(), p.name());
         }
-        assert_eq!(Profile::default(), Profile::V7_1);
+        assert_eq!(Profile::default(), Profile::V7_2);
         assert_eq!(Profile::parse("6.18"), Some(Profile::V6_18));
         assert_eq!(Profile::parse(" V6.19-RC1 "), Some(Profile::V6_19Rc1));
         assert_eq!(Profile::parse("TIP-2026-09"), Some(Profile::Tip2026_09));
@@ -1496,7 +1533,7 @@ mod tests {
         );
         assert_eq!(
             Features::for_profile(Profile::V6_12).base_slice_ns(8),
-            3_000_000
+            2_800_000
         );
         assert_eq!(Features::default().base_slice_ns(u32::MAX), 2_800_000);
     }

@@ -28,7 +28,7 @@ pub mod weight;
 
 pub use enqueue::{DequeueFlags, DequeueResult, EnqueueFlags};
 pub use entity::{CfsRqId, EntityId, Policy, SchedEntity};
-pub use features::{FeatureSet, Features, Profile};
+pub use features::{FeatureSet, Features, HrtickArm, Profile};
 pub use pick::{PickOutcome, PickReason, PickStep};
 pub use rq::{Resched, Rq, RqConfig};
 pub use snapshot::{CfsRqSnapshot, EntitySnapshot, RqSnapshot};

@@ -161,8 +161,9 @@ impl Rq {
         record: bool,
     ) -> Option<EntityId> {
         let f = *self.features();
-        // Before 6.19 the buddy was honoured here, by NEXT_BUDDY.
-        if f.nb_mode == NbMode::Legacy && f.next_buddy && protect {
+        // Before 6.19 the buddy was honoured here, gated by PICK_BUDDY
+        // since 2a77e4be12cb (backported to 6.12.95).
+        if f.nb_mode == NbMode::Legacy && f.pick_buddy && protect {
             if let Some(n) = self.cfs(q).next {
                 if self.entity_eligible(q, n) {
                     if record {

@@ -170,6 +170,12 @@ impl Rq {
             .expect("live entity id")
     }
 
+    /// The entity, if `id` is still live (a view may hold an id whose
+    /// task has since migrated away).
+    pub fn get_se(&self, id: EntityId) -> Option<&SchedEntity> {
+        self.entities.get(id.0 as usize)?.as_ref()
+    }
+
     pub(crate) fn se_mut(&mut self, id: EntityId) -> &mut SchedEntity {
         self.entities[id.0 as usize]
             .as_mut()

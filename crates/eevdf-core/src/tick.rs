@@ -2,9 +2,10 @@
 //! `update_deadline` (spec §3), `task_tick_fair` and HRTICK (§9).
 
 use crate::entity::{CfsRqId, EntityId};
-use crate::features::ProtSet;
+use crate::features::{HrtickArm, ProtSet};
 use crate::rq::Rq;
 use crate::tree::vtime_before;
+use crate::weight::NICE_0_LOAD;
 
 impl Rq {
     /// `update_deadline`: when vruntime reaches the deadline, a new
@@ -111,23 +112,76 @@ impl Rq {
         }
     }
 
-    /// `hrtick_start_fair` (≤ 7.0 rule): with HRTICK and more than one
-    /// queued task, the real time left in curr's slice
-    /// (`slice - (sum_exec - prev_sum_exec)`), at which the simulator
-    /// arms a timer that calls `task_tick(true)`. `Some(0)` means now.
-    pub fn hrtick_remaining(&self) -> Option<u64> {
+    /// `hrtick_start_fair`: with HRTICK and more than one queued task,
+    /// the delay at which the simulator arms a timer that calls
+    /// `task_tick(true)`, at least 10 us (`hrtick_start`). A slice or
+    /// deadline already passed arms nothing and asks for a reschedule.
+    pub fn hrtick_start_fair(&mut self) -> Option<u64> {
         if !self.features().hrtick || self.h_nr_queued <= 1 {
             return None;
         }
         let se = self.se(self.curr_task?);
-        let ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
-        Some(se.slice.saturating_sub(ran))
+        let delta = match self.features().hrtick_arm {
+            HrtickArm::SliceLeft => {
+                let ran = se.sum_exec_runtime - se.prev_sum_exec_runtime;
+                se.slice.checked_sub(ran)
+            }
+            // 7.2: time to the virtual deadline at curr's weight.
+            // (s64) vdelta, as vruntime wraps.
+            HrtickArm::Deadline => u64::try_from(se.deadline.wrapping_sub(se.vruntime) as i64)
+                .ok()
+                .map(|v| mul_div(v, se.load.weight, NICE_0_LOAD)),
+        };
+        let Some(delta) = delta else {
+            self.resched_curr();
+            return None;
+        };
+        Some(delta.max(HRTICK_MIN_NS))
+    }
+}
+
+/// `hrtick_start`'s floor: shorter slices "just don't make sense and can
+/// cause timer DoS" (core.c).
+const HRTICK_MIN_NS: u64 = 10_000;
+
+/// `a * b / c` without overflow (u128 only when the product needs it).
+fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / c,
+        None => u64::try_from(u128::from(a) * u128::from(b) / u128::from(c)).unwrap_or(u64::MAX),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::{CfsRqId, EnqueueFlags, FeatureSet, LoadWeight, Policy, Profile, Rq, RqConfig};
+
+    #[test]
+    fn hrtick_on_7_2_arms_for_the_time_to_the_deadline() {
+        // A 3 ms first request is placed half a slice ahead (PLACE_DEADLINE_
+        // INITIAL); after 1 ms of running, 0.5 ms of real time is left to
+        // the deadline at any weight (7.2.13 hrtick_start_fair), where the
+        // slice rule says 2 ms.
+        for nice in [0, -5, 7] {
+            let fs = FeatureSet::new(Profile::V7_2);
+            let mut rq = Rq::new(RqConfig::new(fs.features, 1, 250));
+            let w = LoadWeight::from_nice(nice);
+            let a = rq.create_task(CfsRqId::ROOT, w, Policy::Normal, Some(3_000_000));
+            rq.enqueue_task(a, EnqueueFlags::INITIAL);
+            rq.pick_next_task();
+            let b = rq.create_task(CfsRqId::ROOT, w, Policy::Normal, None);
+            rq.enqueue_task(b, EnqueueFlags::INITIAL);
+            rq.set_clock(1_000_000);
+            rq.update_curr_all();
+            let d = rq.hrtick_start_fair().unwrap();
+            assert!((499_000..=501_000).contains(&d), "nice {nice}: {d}");
+            // Past the deadline update_curr starts a new 3 ms request.
+            rq.set_clock(1_600_000);
+            rq.update_curr_all();
+            let d = rq.hrtick_start_fair().unwrap();
+            assert!((2_999_000..=3_001_000).contains(&d), "nice {nice}: {d}");
+        }
+    }
 
     #[test]
     fn hrtick_arms_for_the_rest_of_the_slice() {
@@ -142,7 +196,7 @@ mod tests {
         );
         rq.enqueue_task(a, EnqueueFlags::INITIAL);
         rq.pick_next_task();
-        assert_eq!(rq.hrtick_remaining(), None, "one task: no hrtick");
+        assert_eq!(rq.hrtick_start_fair(), None, "one task: no hrtick");
         let b = rq.create_task(
             CfsRqId::ROOT,
             LoadWeight::from_nice(0),
@@ -152,7 +206,7 @@ mod tests {
         rq.enqueue_task(b, EnqueueFlags::INITIAL);
         rq.set_clock(1_000_000);
         rq.update_curr_all();
-        assert_eq!(rq.hrtick_remaining(), Some(2_000_000));
+        assert_eq!(rq.hrtick_start_fair(), Some(2_000_000));
         rq.set_clock(3_500_000);
         rq.task_tick(true);
         assert_eq!(

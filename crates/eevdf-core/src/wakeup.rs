@@ -345,23 +345,21 @@ impl Rq {
 
     /// The 6.12-6.18 form: preempt iff `__pick_eevdf(!short) == pse`.
     fn wakeup_preempt_legacy(&mut self, q: CfsRqId, se: EntityId, pse: EntityId) -> WakeupDecision {
-        let f = *self.features();
-        let short = f.preempt_short && self.se(pse).slice < self.se(se).slice;
-        let picked = self.pick_eevdf(q, !short).map(|(id, _)| id);
-        let action = if short {
-            WakeupAction::Short
-        } else {
-            WakeupAction::Pick
-        };
+        // check_preempt_wakeup_fair before 6.19 (6.12.95): a short wakee
+        // that do_preempt_short() accepts cancels curr's protection even
+        // if it then loses the pick ("current's slice protection will be
+        // lost").
+        let short = self.do_preempt_short(q, pse, se);
+        if short {
+            self.cancel_protect_slice(se);
+        }
+        let picked = self.pick_eevdf(q, true).map(|(id, _)| id);
         if picked == Some(pse) {
-            if short {
-                self.cancel_protect_slice(se);
-            }
             self.resched_curr_lazy();
-            let reason = if short {
-                WakeupReason::ShorterSlicePicked
+            let (action, reason) = if short {
+                (WakeupAction::Short, WakeupReason::ShorterSlicePicked)
             } else {
-                WakeupReason::PickedWakee
+                (WakeupAction::Pick, WakeupReason::PickedWakee)
             };
             return WakeupDecision {
                 preempt: true,
@@ -369,14 +367,20 @@ impl Rq {
                 reason,
             };
         }
-        if short && f.run_to_parity {
-            self.update_protect_slice(q, se);
-        }
         WakeupDecision {
             preempt: false,
             action: WakeupAction::None,
             reason: WakeupReason::PickedOther { picked },
         }
+    }
+
+    /// `do_preempt_short` (6.12.95 fair.c): a shorter-slice, eligible
+    /// wakee that is earlier than curr or faces an ineligible curr.
+    fn do_preempt_short(&self, q: CfsRqId, pse: EntityId, se: EntityId) -> bool {
+        self.features().preempt_short
+            && self.se(pse).slice < self.se(se).slice
+            && self.entity_eligible(q, pse)
+            && (self.entity_before(pse, se) || !self.entity_eligible(q, se))
     }
 }
 

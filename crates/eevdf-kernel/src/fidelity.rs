@@ -497,7 +497,7 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
          seed (QEMU `-seed` and the scenario's start offsets).\n\
          - Simulator: the same scenario with the kernel's read-back features line, \
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
-         v7.1 for 7.x), one run per seed.\n\
+         v7.2 for 7.x), one run per seed.\n\
          - Level: the simulator's median over seeds within 2x of the kernel's median over \
          seeds (p50 to p99.9; max is shown, not judged).\n\
          - Direction: for a variant whose kernel effect (variant median minus default \

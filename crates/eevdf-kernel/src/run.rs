@@ -71,21 +71,15 @@ pub struct KernelRun {
     pub wall: Duration,
 }
 
-/// The scenario text the guest reads: canonical, plus an explicit
-/// `preempt full` when the user gave one (the canonical text leaves the
-/// scenario default out, but on a kernel "full" is a choice, not the
-/// default).
+/// The scenario text the guest reads: canonical (an explicit `preempt`
+/// line is kept; without one the kernel keeps its own model).
 ///
 /// The user's feature tokens are repeated after the canonical ones, in
 /// their order: canonical text drops a token equal to the profile's
 /// default (`PS_CLEAR_BUDDY` on v7.1), but the kernel must still see it,
 /// or refuse it. Replaying them leaves the effective features unchanged.
-pub fn guest_text(sc: &Scenario, explicit_preempt: bool) -> String {
-    let mut text = sc.to_text();
-    if explicit_preempt && !text.lines().any(|l| l.starts_with("preempt ")) {
-        let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
-        text = format!("{head}\npreempt {}\n{rest}", sc.sim.preempt.name());
-    }
+pub fn guest_text(sc: &Scenario) -> String {
+    let text = sc.to_text();
     let tokens = sc.features.tokens();
     if tokens.is_empty() {
         return text;
@@ -102,12 +96,6 @@ pub fn guest_text(sc: &Scenario, explicit_preempt: bool) -> String {
         }
     }
     format!("{body}{}\nend\n", lines.join("\n"))
-}
-
-/// Whether a scenario text sets `preempt` itself (first token of a line).
-pub fn has_preempt_directive(text: &str) -> bool {
-    text.lines()
-        .any(|l| l.split('#').next().unwrap_or("").split_whitespace().next() == Some("preempt"))
 }
 
 /// The initramfs for a run: `/init` is the guest, `/eevdf/` its input.
@@ -201,17 +189,15 @@ pub fn boot(
     .run(progress)
 }
 
-/// Runs `sc` on `image`. `explicit_preempt` says whether the user chose
-/// the preemption model (else the kernel keeps its default).
+/// Runs `sc` on `image`.
 pub fn run(
     sc: &Scenario,
-    explicit_preempt: bool,
     image: &Image,
     guest: &GuestBinary,
     opts: &Options,
     progress: &mut dyn FnMut(Phase, Duration),
 ) -> Result<KernelRun, KernelError> {
-    let text = guest_text(sc, explicit_preempt);
+    let text = guest_text(sc);
     let initrd = initramfs(guest, &text, opts.trace)?;
     let timeout = opts.timeout.unwrap_or_else(|| default_timeout(sc));
     let serial = boot(
@@ -274,7 +260,7 @@ pub fn run(
 
 /// The simulator's twin of a kernel run: `sc` with the kernel's
 /// read-back features line, `base_slice_ns`, preemption model and HZ
-/// applied, over the profile closest to the kernel (v6.12 for 6.x, v7.1
+/// applied, over the profile closest to the kernel (v6.12 for 6.x, v7.2
 /// otherwise), so both sides start from the same settings.
 pub fn sim_twin(
     sc: &Scenario,
@@ -288,7 +274,7 @@ pub fn sim_twin(
     let profile = if release.starts_with("6.") {
         "v6.12"
     } else {
-        "v7.1"
+        "v7.2"
     };
     sc.set(&format!("kernel={profile}"))
         .map_err(|e| e.to_string())?;
@@ -309,28 +295,22 @@ mod tests {
     }
 
     #[test]
-    fn an_explicit_full_preempt_reaches_the_guest() {
+    fn an_explicit_preempt_reaches_the_guest_and_none_is_added() {
         let t = "eevdf-scenario v1\npreempt full\ntask a kind=hog\nend\n";
-        assert!(has_preempt_directive(t));
-        assert!(!has_preempt_directive(
-            "eevdf-scenario v1\n# preempt full\nend\n"
-        ));
         let s = sc(t);
-        assert!(
-            !s.to_text().contains("preempt"),
-            "canonical text drops the default"
-        );
-        let g = guest_text(&s, true);
-        assert!(g.contains("\npreempt full\n"));
+        let g = guest_text(&s);
+        assert_eq!(g.matches("\npreempt full\n").count(), 1, "{g}");
         assert_eq!(sc(&g), s, "the guest text is the same scenario");
-        assert_eq!(guest_text(&s, false), s.to_text());
+        // Without a line the kernel keeps its own model.
+        let none = sc("eevdf-scenario v1\ntask a kind=hog\nend\n");
+        assert!(!guest_text(&none).contains("preempt"));
         let feats =
             sc("eevdf-scenario v1\nkernel v7.1\nfeatures PS_CLEAR_BUDDY NO_PLACE_LAG\nend\n");
         assert!(
             !feats.to_text().contains("PS_CLEAR_BUDDY"),
             "a default is not canonical"
         );
-        let g = guest_text(&feats, false);
+        let g = guest_text(&feats);
         assert!(
             g.contains("features PS_CLEAR_BUDDY NO_PLACE_LAG\nend\n"),
             "{g}"
@@ -338,8 +318,6 @@ mod tests {
         let back = sc(&g);
         assert_eq!(back, feats);
         assert!(back.features.tokens().iter().any(|t| t == "PS_CLEAR_BUDDY"));
-        let lazy = sc("eevdf-scenario v1\npreempt lazy\nend\n");
-        assert_eq!(guest_text(&lazy, true).matches("preempt").count(), 1);
     }
 
     #[test]

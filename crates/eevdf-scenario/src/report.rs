@@ -261,6 +261,9 @@ struct JsonSchbench<'a> {
 #[derive(Serialize)]
 struct JsonResult<'a> {
     schema: &'static str,
+    /// The engine that computed the result (the scenario's own `engine`
+    /// line says which one made it).
+    engine: &'static str,
     scenario: &'a str,
     sim_ns: u64,
     events: u64,
@@ -342,6 +345,7 @@ pub fn json_with_source(scenario_text: &str, r: &SimResult, source: Option<&Sour
     let doc = JsonResult {
         source,
         schema: SCHEMA,
+        engine: crate::scenario::ENGINE_VERSION,
         scenario: scenario_text,
         sim_ns: r.sim_ns,
         events: r.events,
@@ -1131,7 +1135,7 @@ mod tests {
     #[test]
     fn json_matches_the_schema_exactly() {
         let expected = concat!(
-            r#"{"schema":"eevdf.result.v1","scenario":"cpus=2\ntask=x \"q\"","#,
+            r#"{"schema":"eevdf.result.v1","engine":"0.2","scenario":"cpus=2\ntask=x \"q\"","#,
             r#""sim_ns":1000000000,"events":12345,"by_name":{"#,
             r#""cyclictest":{"tasks":1,"samples":3,"cpu_ms":2.65,"latency_us":"#,
             r#"{"min":3.012,"mean":2075.837,"p50":59.0,"p90":6165.499,"p99":6165.499,"#,
@@ -1238,8 +1242,8 @@ mod tests {
         let got = json("x", &r);
         let top: Keys = serde_json::from_str(&got).unwrap();
         let want = [
-            "schema", "scenario", "sim_ns", "events", "by_name", "tasks", "cpus", "totals",
-            "schbench",
+            "schema", "engine", "scenario", "sim_ns", "events", "by_name", "tasks", "cpus",
+            "totals", "schbench",
         ];
         assert_eq!(top.0, want);
         // serde_json::Value sorts keys, so read by_name from the text itself.

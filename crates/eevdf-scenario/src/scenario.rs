@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! eevdf-scenario v1
-//! engine 0.1
+//! engine 0.2
 //! machine smp4
-//! kernel v7.1
+//! kernel v7.2
 //! hz 250
 //! duration 130s
 //! seed 1
@@ -26,6 +26,10 @@
 //! key order, default values left out, durations in the largest unit that
 //! keeps them integral. Every error is a [`ParseError`] pointing at the
 //! offending token.
+//!
+//! Without a `preempt` line the kernel profile's model applies
+//! ([`PreemptModel::for_profile`]: `lazy` for 7.x, `voluntary` for 6.x),
+//! except in a scenario made by engine 0.1, which always meant `full`.
 
 use std::fmt;
 
@@ -37,7 +41,14 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
-pub const ENGINE_VERSION: &str = "0.1";
+pub const ENGINE_VERSION: &str = "0.2";
+
+/// `engine` (a checked `X.Y`) is older than `major.minor`.
+pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
+    let mut it = engine.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+    let v = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+    v < (major, minor)
+}
 /// Longest line, in characters.
 pub const MAX_COLUMNS: usize = 72;
 /// Longest scenario text, in bytes.
@@ -230,6 +241,9 @@ pub struct Scenario {
     pub engine: String,
     pub machine: Machine,
     pub features: FeatureSet,
+    /// An explicit `preempt` line; without one the kernel profile's model
+    /// applies ([`PreemptModel::for_profile`]).
+    pub preempt: Option<PreemptModel>,
     pub sim: SimConfig,
 }
 
@@ -237,6 +251,7 @@ impl PartialEq for Scenario {
     fn eq(&self, o: &Self) -> bool {
         self.engine == o.engine
             && self.machine == o.machine
+            && self.preempt == o.preempt
             && self.sim == o.sim
             && self.features.profile == o.features.profile
             && self.features.features == o.features.features
@@ -253,6 +268,7 @@ impl Default for Scenario {
             engine: ENGINE_VERSION.to_string(),
             machine: Machine::default(),
             features: FeatureSet::default(),
+            preempt: None,
             sim: SimConfig::default(),
         };
         s.sync_sim();
@@ -362,8 +378,8 @@ impl Scenario {
             format!("duration {}", fmt_duration(sim.duration_ns)),
             format!("seed {}", sim.seed),
         ];
-        if sim.preempt != PreemptModel::Full {
-            lines.push(format!("preempt {}", sim.preempt.name()));
+        if let Some(p) = self.preempt {
+            lines.push(format!("preempt {}", p.name()));
         }
         let mut cur = String::new();
         for t in self.features.canonical_tokens() {
@@ -515,6 +531,17 @@ impl Scenario {
         Ok(())
     }
 
+    /// "made with engine 0.1, computed by 0.2" when the scenario's
+    /// `engine` line names another version than this engine's.
+    pub fn engine_note(&self) -> Option<String> {
+        (self.engine != ENGINE_VERSION).then(|| {
+            format!(
+                "made with engine {}, computed by {ENGINE_VERSION} (CHANGELOG.md lists what changed)",
+                self.engine
+            )
+        })
+    }
+
     /// Copies `machine` and `features` into `sim` (`nr_cpus`, `profile`,
     /// `features`), after direct edits of the public fields.
     pub fn sync_sim(&mut self) {
@@ -525,6 +552,9 @@ impl Scenario {
         };
         self.sim.profile = self.features.profile;
         self.sim.features = self.features.features;
+        self.sim.preempt = self
+            .preempt
+            .unwrap_or_else(|| PreemptModel::for_profile(self.features.profile));
     }
 
     /// Checks that [`Scenario::to_text`] parses back to this scenario
@@ -1353,14 +1383,14 @@ impl Builder {
             "preempt" => {
                 self.once(line, d.col, "preempt")?;
                 let v = single(line, toks, "preempt full")?;
-                self.sc.sim.preempt = PreemptModel::parse(v.s).ok_or_else(|| {
+                self.sc.preempt = Some(PreemptModel::parse(v.s).ok_or_else(|| {
                     ParseError::new(
                         line,
                         v.col,
                         format!("unknown preemption model {}", quote(v.s)),
                         "preempt is none, voluntary, full or lazy",
                     )
-                })?;
+                })?);
             }
             "features" => self.features(line, toks)?,
             "sysctl" => self.sysctl(line, toks)?,
@@ -1825,6 +1855,11 @@ impl Builder {
     /// against the machine and group names against the declared groups.
     /// `at` is the position for tasks without one (`--set`).
     fn finish(mut self, at: Option<(usize, usize)>) -> Result<Scenario, ParseError> {
+        // Engine 0.1 ran every scenario without a `preempt` line under
+        // `full`; such a link keeps it.
+        if self.sc.preempt.is_none() && engine_before(&self.sc.engine, (0, 2)) {
+            self.sc.preempt = Some(PreemptModel::Full);
+        }
         self.sc.sync_sim();
         let d = self.sc.machine.default_costs();
         let [switch, wake, migrate] = self.explicit_costs;
@@ -2017,6 +2052,7 @@ kernel v7.1
 hz 250
 duration 130s
 seed 1
+preempt full
 features NO_RUN_TO_PARITY PS_SET_NEXT_BUDDY
 sysctl base_slice_ns=2800000 migration_cost_ns=500000
 group /test-B weight=100
@@ -2144,12 +2180,13 @@ end
         assert_eq!(s.machine, Machine::Smp(1));
         let sim = &s.sim;
         assert_eq!((sim.nr_cpus, sim.hz, sim.seed), (1, 250, 1));
-        assert_eq!((sim.duration_ns, sim.preempt), (10 * S, PreemptModel::Full));
-        assert_eq!(sim.profile, Profile::V7_1);
+        // No `preempt` line: the default profile's model.
+        assert_eq!((sim.duration_ns, sim.preempt), (10 * S, PreemptModel::Lazy));
+        assert_eq!(sim.profile, Profile::V7_2);
         assert!(sim.tasks.is_empty() && sim.groups.is_empty());
         assert_eq!(
             s.to_text(),
-            "eevdf-scenario v1\nengine 0.1\nmachine up\nkernel v7.1\nhz 250\n\
+            "eevdf-scenario v1\nengine 0.2\nmachine up\nkernel v7.2\nhz 250\n\
              duration 10s\nseed 1\nend\n"
         );
         // Machine may come after the tasks; features before the kernel.
@@ -2273,7 +2310,7 @@ end
 ";
         assert!(printed.ends_with(expected_tail), "{printed}");
         assert!(printed.starts_with(
-            "eevdf-scenario v1\nengine 0.1\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
+            "eevdf-scenario v1\nengine 0.2\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
              duration 1500ms\nseed 18446744073709551615\n"
         ));
         let back = Scenario::parse(&printed).unwrap();

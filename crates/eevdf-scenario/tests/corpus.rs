@@ -49,6 +49,35 @@ fn link_corpus_decodes_and_preset_links_replay_their_text() {
     }
 }
 
+/// Links saved from engine 0.1 (the presets of that version) replay
+/// what 0.1 ran: the preset's text with `engine 0.1`, and `preempt full`
+/// where the text had no `preempt` line (0.1's default, whatever the
+/// kernel profile).
+#[test]
+fn engine_0_1_preset_links_keep_their_preemption_model() {
+    let mut n = 0;
+    for (name, text) in files("link") {
+        let Some(preset) = name.strip_prefix("v0.1-preset-") else {
+            continue;
+        };
+        let preset = preset.trim_end_matches(".txt");
+        let sc =
+            eevdf_scenario::link::decode(text.trim()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(sc.engine, "0.1", "{name}");
+        let now = Scenario::parse(
+            eevdf_scenario::presets::preset(preset)
+                .expect("preset")
+                .text,
+        )
+        .unwrap();
+        let want = now.preempt.unwrap_or(eevdf_sim::PreemptModel::Full);
+        assert_eq!(sc.preempt, Some(want), "{name}");
+        assert_eq!(sc.sim.preempt, want, "{name}");
+        n += 1;
+    }
+    assert!(n >= 20, "{n} engine 0.1 preset links");
+}
+
 #[test]
 fn other_corpora_never_panic() {
     for (_, text) in files("rtapp") {

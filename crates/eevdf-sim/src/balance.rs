@@ -325,7 +325,7 @@ impl Sim {
         self.update_group_share(dst, tid, now);
         let c = &mut self.cpus[dst as usize];
         c.rq.wakeup_preempt(neid, WakeFlags::default());
-        self.arm_hrtick(dst, now);
+        self.hrtick_update(dst, now);
         self.honour_resched(dst, now);
     }
 

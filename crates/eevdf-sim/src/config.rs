@@ -46,6 +46,18 @@ impl PreemptModel {
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.name() == s)
     }
+
+    /// The model a profile's kernel runs without a `preempt` line: 7.x
+    /// defaults to PREEMPT_LAZY where the architecture has it (7.2.13
+    /// Kconfig.preempt; Debian 7.2 reads back `lazy`), the 6.x kernels
+    /// as Debian configures them, PREEMPT_VOLUNTARY (6.12.95 reads back
+    /// `voluntary`).
+    pub fn for_profile(p: Profile) -> PreemptModel {
+        match p {
+            Profile::V6_12 | Profile::V6_18 | Profile::V6_19Rc1 => PreemptModel::Voluntary,
+            Profile::V7_1 | Profile::V7_2 | Profile::Tip2026_09 => PreemptModel::Lazy,
+        }
+    }
 }
 
 /// Machine costs. Defaults are typical of a modern arm64/x86 core; set
@@ -243,10 +255,10 @@ impl Default for SimConfig {
             nr_cpus: 1,
             machine: None,
             hz: 250,
-            profile: Profile::V7_1,
+            profile: Profile::default(),
             features: Features::default(),
             sysctl: Sysctl::default(),
-            preempt: PreemptModel::Full,
+            preempt: PreemptModel::for_profile(Profile::default()),
             costs: Costs::default(),
             seed: 1,
             duration_ns: 10_000_000_000,

@@ -6,7 +6,8 @@
 //! previous CPU (`select_cpu`, which the SMP models replace).
 
 use eevdf_core::{
-    CfsRqId, DequeueFlags, EnqueueFlags, EntityId, LoadWeight, Resched, Rq, RqConfig, WakeFlags,
+    CfsRqId, DequeueFlags, EnqueueFlags, EntityId, HrtickArm, LoadWeight, Resched, Rq, RqConfig,
+    WakeFlags,
 };
 use std::rc::Rc;
 
@@ -117,6 +118,8 @@ struct Cpu {
     burst_end: Nanos,
     gen: u64,
     hrtick_gen: u64,
+    /// An HRTICK is armed and has not fired (`hrtick_active`).
+    hrtick_pending: bool,
     busy_since: Option<Nanos>,
     busy_ns: Nanos,
     switches: u64,
@@ -260,6 +263,7 @@ impl Sim {
                     burst_end: 0,
                     gen: 0,
                     hrtick_gen: 0,
+                    hrtick_pending: false,
                     busy_since: None,
                     busy_ns: 0,
                     switches: 0,
@@ -724,7 +728,11 @@ impl Sim {
             }
             Ev::HrTick { cpu, gen } => {
                 let c = &mut self.cpus[cpu as usize];
-                if c.hrtick_gen != gen || c.curr.is_none() {
+                if c.hrtick_gen != gen {
+                    return;
+                }
+                c.hrtick_pending = false;
+                if c.curr.is_none() {
                     return;
                 }
                 c.rq.set_clock(now);
@@ -920,7 +928,7 @@ impl Sim {
         };
         let c = &mut self.cpus[cpu as usize];
         c.rq.wakeup_preempt(eid, wf);
-        self.arm_hrtick(cpu, now);
+        self.hrtick_update(cpu, now);
         self.honour_resched(cpu, now);
     }
 
@@ -1012,15 +1020,42 @@ impl Sim {
         }
     }
 
-    fn arm_hrtick(&mut self, cpu: u32, now: Nanos) {
+    /// `hrtick_update` on an enqueue: up to 7.1 it re-arms the HRTICK,
+    /// since 7.2 only when none is pending.
+    pub(crate) fn hrtick_update(&mut self, cpu: u32, now: Nanos) {
+        let c = &self.cpus[cpu as usize];
+        if c.rq.features().hrtick_arm == HrtickArm::Deadline && c.hrtick_pending {
+            return;
+        }
+        self.hrtick_start(cpu, now);
+    }
+
+    /// The HRTICK around `__schedule()`: up to 7.1 `hrtick_clear()`
+    /// cancels it and only a switch arms a new one (set_next_task_fair);
+    /// since 7.2 (hrtick_schedule_exit) a pending one survives unless the
+    /// CPU goes idle or the switch arms a new one.
+    fn hrtick_schedule(&mut self, cpu: u32, now: Nanos, switched: bool) {
         let c = &mut self.cpus[cpu as usize];
-        // A slice already used up arms nothing (hrtick_start_fair only
-        // reschedules then; a task re-picked without a switch does not
-        // get a new timer), so the tick takes over.
-        if let Some(rem) = c.rq.hrtick_remaining().filter(|r| *r > 0) {
+        if c.rq.features().hrtick_arm == HrtickArm::SliceLeft || c.curr.is_none() {
             c.hrtick_gen += 1;
+            c.hrtick_pending = false;
+        }
+        if switched && c.curr.is_some() {
+            // A request raised by set_next_task_fair's hrtick_start_fair
+            // lands on prev and is cleared with it.
+            let before = c.rq.resched;
+            self.hrtick_start(cpu, now);
+            self.cpus[cpu as usize].rq.resched = before;
+        }
+    }
+
+    fn hrtick_start(&mut self, cpu: u32, now: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        if let Some(delay) = c.rq.hrtick_start_fair() {
+            c.hrtick_gen += 1;
+            c.hrtick_pending = true;
             let gen = c.hrtick_gen;
-            self.q.schedule(now + rem, Ev::HrTick { cpu, gen });
+            self.q.schedule(now + delay, Ev::HrTick { cpu, gen });
         }
     }
 
@@ -1100,6 +1135,7 @@ impl Sim {
             }
         }
         let Some(tid) = next_tid else {
+            self.hrtick_schedule(cpu, now, false);
             return;
         };
         let switched = prev != Some(tid);
@@ -1155,7 +1191,7 @@ impl Sim {
         if end < FOREVER {
             self.q.schedule(end, Ev::BurstEnd { cpu, gen });
         }
-        self.arm_hrtick(cpu, now);
+        self.hrtick_schedule(cpu, now, switched);
     }
 
     fn tid_of(&self, cpu: u32, eid: EntityId) -> Tid {

@@ -19,6 +19,9 @@ fn cfg(cpus: u32, hz: u32, secs: u64, tokens: &[&str]) -> SimConfig {
         profile: fs.profile,
         duration_ns: secs * S,
         costs: Costs::default(),
+        // These tests were written for the full model; the lazy one has
+        // its own test below.
+        preempt: eevdf_sim::PreemptModel::Full,
         ..SimConfig::default()
     }
 }

@@ -643,6 +643,9 @@ pub fn app() -> Html {
                         if let Err(e) = &parsed {
                             <p class="error" data-testid="scenario-error">{ e.to_string() }</p>
                         }
+                        if let Some(note) = parsed.as_ref().ok().and_then(|sc| sc.engine_note()) {
+                            <p class="notice" data-testid="engine-note" role="note">{ note }</p>
+                        }
                     </section>
                     <section class="pane" aria-label="Features">
                         <h2>{ "Kernel and features" }</h2>

@@ -518,8 +518,10 @@ pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) ->
         why = format!("{why}: {}", sim.entity_name(cpu, p));
         // What a snapshot would draw as curr with a vprot.
         let rq = sim.rq(cpu);
-        let se = rq.se(p);
-        if se.on_rq && rq.cfs(se.cfs_rq).curr == Some(p) && rq.protect_slice(p) {
+        let live = rq.get_se(p);
+        if live.is_some_and(|se| se.on_rq && rq.cfs(se.cfs_rq).curr == Some(p))
+            && rq.protect_slice(p)
+        {
             why.push_str(", current and protected (RUN_TO_PARITY)");
         }
     }

@@ -779,9 +779,10 @@ mod tests {
             .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
         assert_eq!(ct.points.last().unwrap().1, 1.0);
         // Two rt-app tasks at 8177/(8177+17777) duty and a 20 us timer:
-        // about 63 % of the one CPU.
+        // at most about 63 % of the one CPU, less by what the rt tasks
+        // wait (they sleep a fixed time after each run).
         let total: f64 = live.rows.iter().map(|r| r.share).sum();
-        assert!((60.0..=66.0).contains(&total), "{total}");
+        assert!((55.0..=66.0).contains(&total), "{total}");
     }
 
     /// On one CPU the timeline's segments never overlap.
