@@ -8,6 +8,8 @@
 //! longer queued on the source CPU. The pulling CPU now reschedules only
 //! after the pass, as in the kernel (`attach_task` → `wakeup_preempt` →
 //! `resched_curr` sets a flag; `schedule()` runs after the softirq).
+//! The scenario says `preempt full`, the model it failed under (engine
+//! 0.1's default; 0.2 would pick voluntary for v6.19-rc1).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -17,6 +19,7 @@ machine graviton3
 kernel v6.19-rc1
 hz 250
 duration 3s
+preempt full
 task h kind=hackbench groups=79 ipc=pipe loops=1000
 end
 ";

@@ -1135,6 +1135,10 @@ impl Sim {
             }
         }
         let Some(tid) = next_tid else {
+            // rq->nr_switches counts the switch into idle too.
+            if prev.is_some() {
+                self.cpus[cpu as usize].switches += 1;
+            }
             self.hrtick_schedule(cpu, now, false);
             return;
         };

@@ -32,6 +32,7 @@ pub struct NameResult {
 pub struct CpuResult {
     pub cpu: u32,
     pub busy_ns: Nanos,
+    /// Context switches, into idle too (`rq->nr_switches`).
     pub switches: u64,
     /// Time-averaged `nr_running` (delayed tasks included), x1000.
     pub nr_running_milli: u64,
