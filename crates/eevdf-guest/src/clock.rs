@@ -121,7 +121,9 @@ mod tests {
         let c0 = thread_cpu();
         b.burn(5_000_000);
         let used = thread_cpu() - c0;
-        assert!((5_000_000..6_000_000).contains(&used), "{used}");
+        // Exact under -icount; a native host may change speed after the
+        // calibration (and tests run in parallel), so within 2x here.
+        assert!((2_500_000..10_000_000).contains(&used), "{used}");
     }
 
     #[test]

@@ -190,8 +190,11 @@ fn schbench_requests_take_at_least_their_work() {
     assert!(sb.requests > 100, "{sb:?}");
     let n: u64 = sb.request_latency.iter().map(|b| b.1).sum();
     assert_eq!(n, sb.requests);
+    // The burner is calibrated once per process and reads no clock
+    // inside a burst (exact under -icount); a native host changes speed
+    // after the calibration, so allow it to run short by half.
     assert!(
-        sb.request_latency[0].0 >= 200_000,
+        sb.request_latency[0].0 >= 100_000,
         "{:?}",
         sb.request_latency[0]
     );
