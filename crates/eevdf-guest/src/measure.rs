@@ -210,7 +210,13 @@ mod tests {
         back_tx.send(()).unwrap();
         h.join().unwrap();
         assert!(inside.cpu_ns >= 3_000_000, "{inside:?}");
-        assert!(outside.cpu_ns >= inside.cpu_ns && outside.cpu_ns < inside.cpu_ns + 1_000_000);
+        // The main thread's 20 ms must not show; a loaded CI host (tests
+        // in parallel, debug build) has cost the thread over 1 ms between
+        // its reading and its sleep, so the bound is 10 ms.
+        assert!(
+            outside.cpu_ns >= inside.cpu_ns && outside.cpu_ns < inside.cpu_ns + 10_000_000,
+            "{inside:?} then {outside:?}"
+        );
     }
 
     #[test]
