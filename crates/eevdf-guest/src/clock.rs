@@ -98,12 +98,13 @@ impl Burner {
     }
 }
 
-/// Iterations per millisecond: the fastest of three 1 ms rounds by the
-/// thread's CPU clock (an interrupt in a round only makes it slower).
+/// Iterations per millisecond: the fastest of five 1 ms rounds by the
+/// thread's CPU clock (an interrupt in a round only makes it slower; the
+/// later rounds find a native CPU's clock ramped up).
 fn calibrate() -> u64 {
     const ROUND: u64 = 1 << 18;
     let mut best = u64::MAX;
-    for _ in 0..3 {
+    for _ in 0..5 {
         let before = thread_cpu();
         spin(ROUND);
         best = best.min(thread_cpu().saturating_sub(before).max(1));
