@@ -59,6 +59,19 @@ try {
       check((await resultRows(page)).length === wantTwo.length, 'the last scenario runs again');
       // The next visit (under /sub/, same origin) opens on the default.
       await page.evaluate(() => localStorage.clear());
+      // A link saved from engine 0.1 says which engine made it and keeps
+      // 0.1's preemption model (full) although v7.1 defaults to lazy.
+      const old = readFileSync('fuzz/corpus/link/v0.1-preset-default.txt', 'utf8').trim();
+      await page.goto(`${url}#${old.split('#')[1]}`);
+      await page.reload();
+      const note = await page.waitForSelector('[data-testid=engine-note]', { timeout: 20000 });
+      await waitDone(page);
+      const noteText = await note.textContent();
+      check(noteText.startsWith('made with engine 0.1, computed by 0.2'), `engine note ${noteText}`);
+      const model = await page.$eval('[data-testid=preempt]', (e) => e.value);
+      check(model === 'full', `a 0.1 link runs under ${model}`);
+      await page.screenshot({ path: 'target/e2e/engine-note.png' });
+      await page.evaluate(() => localStorage.clear());
       // A link whose scenario is invalid: the worker's typed error shows.
       await page.goto(`${url}#v1;hz+7`);
       await page.reload();
