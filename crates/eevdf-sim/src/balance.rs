@@ -140,10 +140,12 @@ impl GroupStats {
     }
 }
 
-/// The PELT utilisation input of a CPU: full while something runs.
+/// The PELT utilisation input of a CPU: its capacity while something
+/// runs (`accumulate_sum` scales running time by
+/// `arch_scale_cpu_capacity`, so utilisation measures work done).
 fn busy_level(c: &super::Cpu) -> u64 {
     if c.curr.is_some() {
-        1024
+        c.capacity
     } else {
         0
     }
@@ -171,7 +173,11 @@ impl Sim {
     /// Brings a thread's PELT signals up to `now`.
     pub(super) fn pelt_thread(&mut self, tid: Tid, now: Nanos) {
         let t = &mut self.threads[tid];
-        let running = if t.state == State::Running { 1024 } else { 0 };
+        let running = if t.state == State::Running {
+            self.cpus[t.cpu as usize].capacity
+        } else {
+            0
+        };
         let runnable = if matches!(t.state, State::Running | State::Runnable) {
             t.weight
         } else {
@@ -202,9 +208,8 @@ impl Sim {
     /// Fills `views` with every CPU as placement sees it at `now`.
     fn fill_cpu_views(&self, views: &mut Vec<CpuView>, now: Nanos) {
         views.clear();
-        views.extend(self.cpus.iter().enumerate().map(|(i, c)| {
+        views.extend(self.cpus.iter().map(|c| {
             let busy = busy_level(c);
-            let cap = u64::from(self.topo.capacity(i as u32));
             let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
             let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
             let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
@@ -213,7 +218,7 @@ impl Sim {
                 sched_idle: false,
                 nr_running: c.rq.h_nr_queued,
                 nr_delayed: c.rq.h_nr_delayed,
-                util: util * cap / 1024,
+                util,
                 load,
                 min_slice: (ms != u64::MAX).then_some(ms),
             }
@@ -371,7 +376,7 @@ impl Sim {
             Some(tid) if self.topo.asymmetric() => {
                 let cap = self.topo.capacity(cpu);
                 let t = &self.threads[tid];
-                !placement::fits_capacity(t.util.avg * u64::from(cap) / 1024 + 1, cap)
+                !placement::fits_capacity(t.util.avg, cap)
                     && cap < self.topo.max_capacity()
                     && t.allowed.iter().any(|a| self.topo.capacity(*a) > cap)
             }
@@ -493,7 +498,7 @@ impl Sim {
             let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
             let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
             s.load += load;
-            s.util += util * cap / 1024;
+            s.util += util;
             s.capacity += cap;
             s.idle += u64::from(c.curr.is_none() && c.rq.h_nr_queued == 0);
             s.weight += 1;

@@ -23,7 +23,9 @@ use crate::result::{
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
 use crate::trace::{PrevState, Trace, TraceEvent, TraceTask};
-use crate::workload::{Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
+use crate::workload::{
+    wall_for_work, work_in_wall, Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS,
+};
 
 #[path = "balance.rs"]
 pub mod balance;
@@ -116,6 +118,9 @@ struct Cpu {
     run_start: Nanos,
     /// Absolute end of the running burst.
     burst_end: Nanos,
+    /// `arch_scale_cpu_capacity`: how fast this CPU does work (1024 =
+    /// the biggest).
+    capacity: u64,
     gen: u64,
     hrtick_gen: u64,
     /// An HRTICK is armed and has not fired (`hrtick_active`).
@@ -261,6 +266,7 @@ impl Sim {
                     curr: None,
                     run_start: 0,
                     burst_end: 0,
+                    capacity: u64::from(topo.capacity(c)),
                     gen: 0,
                     hrtick_gen: 0,
                     hrtick_pending: false,
@@ -1066,10 +1072,11 @@ impl Sim {
             let progressed = now
                 .saturating_sub(c.run_start)
                 .min(c.burst_end.saturating_sub(c.run_start));
+            let done = work_in_wall(progressed, c.capacity);
             let t = &mut self.threads[tid];
             t.ran_ns += progressed;
             if t.remaining < FOREVER {
-                t.remaining = t.remaining.saturating_sub(progressed);
+                t.remaining = t.remaining.saturating_sub(done);
             }
             let c = &mut self.cpus[cpu as usize];
             c.run_start = c.run_start.max(now);
@@ -1184,12 +1191,12 @@ impl Sim {
                 t.worst = Some(wakeup);
             }
         }
+        let c = &mut self.cpus[cpu as usize];
         let end = if t.remaining >= FOREVER {
             FOREVER
         } else {
-            start + t.remaining
+            start + wall_for_work(t.remaining, c.capacity)
         };
-        let c = &mut self.cpus[cpu as usize];
         c.burst_end = end;
         let gen = c.gen;
         if end < FOREVER {
@@ -1275,8 +1282,8 @@ impl Sim {
                 c.gen += 1;
                 let gen = c.gen;
                 c.run_start = now;
-                c.burst_end = now + burst;
-                self.q.schedule(now + burst, Ev::BurstEnd { cpu, gen });
+                c.burst_end = now + wall_for_work(burst, c.capacity);
+                self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
                 if self.cpus[cpu as usize].rq.resched.is_some() {
                     self.switch(cpu, now);
                 }

@@ -391,3 +391,35 @@ fn a_misfit_hog_moves_to_a_big_cpu_on_rb5() {
         "little {little} ns, big {big} ns"
     );
 }
+
+#[test]
+fn a_little_cpu_takes_longer_for_the_same_work() {
+    // Issue 15 item 9: bursts are work at capacity 1024, so the same
+    // periodic task pinned to an RB5 little core (284) runs
+    // 1024/284 = 3.6 times as long per activation as on the prime core.
+    let mut c = cfg(1, 250, 1, &[]);
+    c.machine = Some(eevdf_sim::topology::MachineSpec::Preset("rb5".into()));
+    let periodic = |name: &str, cpu: u32| {
+        let mut t = TaskSpec::new(
+            name,
+            Workload::Periodic {
+                run_ns: 1_000_000,
+                sleep_ns: 9_000_000,
+                period_ns: None,
+            },
+        );
+        t.cpus = Some(vec![cpu]);
+        t
+    };
+    c.tasks = vec![periodic("little", 0), periodic("prime", 7)];
+    let r = simulate(c);
+    let task = |n: &str| r.tasks.iter().find(|t| t.name == n).unwrap();
+    let (little, prime) = (task("little.0"), task("prime.0"));
+    let per_run = |t: &eevdf_sim::result::TaskResult| t.cpu_ns / t.wakeups.max(1);
+    // About 100 activations of 1 ms on the prime core; the little one
+    // has time for about 79 (each cycle is 3.6 + 9 ms, not 1 + 9).
+    assert!((990_000..1_100_000).contains(&per_run(prime)), "{prime:?}");
+    let ratio = per_run(little) * 100 / per_run(prime);
+    assert!((340..=375).contains(&ratio), "little/prime = {ratio}%");
+    assert!(little.wakeups * 100 < prime.wakeups * 85, "{little:?}");
+}
