@@ -90,6 +90,11 @@ pub struct RunArgs {
     /// Write the kernel's tracefs sched events (ftrace text).
     #[arg(long, value_name = "FILE")]
     trace: Option<String>,
+    /// Also trace a `dynamic_events` probe (with `--trace`; repeatable),
+    /// e.g. `f:wake check_preempt_wakeup_fair p->se.vlag p->se.deadline`:
+    /// the kernel's own values, read through BTF.
+    #[arg(long, value_name = "DEF", requires = "trace")]
+    probe: Vec<String>,
     /// `-icount shift=`: 2^N ns of virtual time per guest instruction.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=10))]
     shift: u32,
@@ -168,6 +173,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
                 format,
                 base,
                 trace,
+                probe,
                 shift,
                 timeout,
                 keep,
@@ -180,6 +186,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
             opts.seed = sc.sim.seed;
             opts.shift = shift;
             opts.trace = trace.is_some();
+            opts.probes = probe;
             opts.timeout = timeout.map(Duration::from_secs);
             for w in run::warnings(&sc, &image) {
                 say(&format!("warning: {w}"));

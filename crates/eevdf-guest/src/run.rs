@@ -35,6 +35,9 @@ const SAMPLE_PER_THREAD_NS: Nanos = 500_000;
 pub struct Options {
     pub trace: bool,
     pub trace_buffer_kb: u32,
+    /// `dynamic_events` definitions (fprobes, kprobes) traced with the
+    /// sched events, e.g. `f:wake check_preempt_wakeup_fair p->se.vlag`.
+    pub probes: Vec<String>,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
         Options {
             trace: false,
             trace_buffer_kb: 16 << 10,
+            probes: Vec::new(),
         }
     }
 }
@@ -57,6 +61,7 @@ impl Options {
         {
             match line.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
                 Some(("trace", v)) => o.trace = v == "1",
+                Some(("probe", v)) => o.probes.push(v.to_string()),
                 Some(("trace_buffer_kb", v)) => match v.parse() {
                     Ok(kb) => o.trace_buffer_kb = kb,
                     Err(_) => warnings.push(format!("options: bad trace_buffer_kb {v:?}")),
@@ -114,7 +119,7 @@ pub fn run_scenario(
         setup::configure_kernel(&sc, &text, report)?;
     }
     let capture = match (options.trace, guest) {
-        (true, true) => Some(Capture::arm(options.trace_buffer_kb)?),
+        (true, true) => Some(Capture::arm(options.trace_buffer_kb, &options.probes)?),
         (true, false) => {
             report
                 .warnings
@@ -271,7 +276,11 @@ mod tests {
     #[test]
     fn options_lines() {
         let mut w = Vec::new();
-        let o = Options::parse("trace=1\n\n# c\ntrace_buffer_kb=2048\nfoo=bar\n", &mut w);
+        let o = Options::parse(
+            "trace=1\n\n# c\ntrace_buffer_kb=2048\nfoo=bar\nprobe=f:w f +0(%di):u64\n",
+            &mut w,
+        );
+        assert_eq!(o.probes, ["f:w f +0(%di):u64"]);
         assert_eq!((o.trace, o.trace_buffer_kb), (true, 2048));
         assert_eq!(w.len(), 1);
         assert!(!Options::parse("trace=0\n", &mut w).trace);

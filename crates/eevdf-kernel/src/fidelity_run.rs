@@ -62,7 +62,7 @@ fn one(
     let mut sc = Scenario::parse(&text).map_err(|e| KernelError::new(e.to_string(), ""))?;
     sc.set(&format!("seed={}", job.seed))
         .map_err(|e| KernelError::new(e.to_string(), ""))?;
-    let initrd = run::initramfs(guest, &run::guest_text(&sc), false)?;
+    let initrd = run::initramfs(guest, &run::guest_text(&sc), false, &[])?;
     let k = key(job.image, &initrd, qv, job.seed, 1);
     let cached = plan.cache.join(format!("{k}.json"));
     if let Ok(t) = std::fs::read_to_string(&cached) {

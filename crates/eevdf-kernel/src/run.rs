@@ -38,6 +38,9 @@ pub struct Options {
     pub shift: u32,
     /// Capture tracefs sched events for the window.
     pub trace: bool,
+    /// `dynamic_events` probe definitions traced with them (needs
+    /// `trace`).
+    pub probes: Vec<String>,
     /// Wall-clock limit; `None` = derived from the duration.
     pub timeout: Option<Duration>,
     pub mem_mib: u32,
@@ -52,6 +55,7 @@ impl Options {
             seed: 1,
             shift: 1,
             trace: false,
+            probes: Vec::new(),
             timeout: None,
             mem_mib: 1024,
             workdir,
@@ -99,15 +103,26 @@ pub fn guest_text(sc: &Scenario) -> String {
 }
 
 /// The initramfs for a run: `/init` is the guest, `/eevdf/` its input.
-pub fn initramfs(guest: &GuestBinary, text: &str, trace: bool) -> Result<Vec<u8>, KernelError> {
+pub fn initramfs(
+    guest: &GuestBinary,
+    text: &str,
+    trace: bool,
+    probes: &[String],
+) -> Result<Vec<u8>, KernelError> {
+    let mut options = format!("trace={}\n", u8::from(trace));
+    for p in probes {
+        if p.contains('\n') {
+            return Err(KernelError::new(
+                format!("probe {p:?} spans lines"),
+                "give one definition per --probe",
+            ));
+        }
+        options.push_str(&format!("probe={p}\n"));
+    }
     let mut fs = Initramfs::new();
     fs.file("init", 0o755, guest.bytes.clone());
     fs.file("eevdf/scenario.txt", 0o644, text.as_bytes().to_vec());
-    fs.file(
-        "eevdf/options",
-        0o644,
-        format!("trace={}\n", u8::from(trace)).into_bytes(),
-    );
+    fs.file("eevdf/options", 0o644, options.into_bytes());
     fs.gzip()
         .map_err(|e| KernelError::new(format!("building the initramfs: {e}"), ""))
 }
@@ -198,7 +213,7 @@ pub fn run(
     progress: &mut dyn FnMut(Phase, Duration),
 ) -> Result<KernelRun, KernelError> {
     let text = guest_text(sc);
-    let initrd = initramfs(guest, &text, opts.trace)?;
+    let initrd = initramfs(guest, &text, opts.trace, &opts.probes)?;
     let timeout = opts.timeout.unwrap_or_else(|| default_timeout(sc));
     let serial = boot(
         &initrd,
@@ -353,8 +368,12 @@ mod tests {
             bytes: b"\x7fELF guest".to_vec(),
             sha256: String::new(),
         };
-        let a = initramfs(&g, "eevdf-scenario v1\nend\n", false).unwrap();
-        assert_eq!(a, initramfs(&g, "eevdf-scenario v1\nend\n", false).unwrap());
-        assert_ne!(a, initramfs(&g, "eevdf-scenario v1\nend\n", true).unwrap());
+        let text = "eevdf-scenario v1\nend\n";
+        let a = initramfs(&g, text, false, &[]).unwrap();
+        assert_eq!(a, initramfs(&g, text, false, &[]).unwrap());
+        assert_ne!(a, initramfs(&g, text, true, &[]).unwrap());
+        let probe = ["f:w check_preempt_wakeup_fair p->se.vlag".to_string()];
+        assert_ne!(a, initramfs(&g, text, true, &probe).unwrap());
+        assert!(initramfs(&g, text, true, &["a\nb".to_string()]).is_err());
     }
 }
