@@ -257,7 +257,8 @@ impl Sim {
         };
         let placed = placement::select_task_rq_fair(&m, &ctx);
         self.scratch.views = views;
-        placed
+        self.threads[tid].recent_used_cpu = placed.recent_used_cpu;
+        (placed.cpu, placed.reason)
     }
 
     fn queue_on(&self, cpu: u32, tid: Tid) -> CfsRqId {

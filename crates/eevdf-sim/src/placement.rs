@@ -109,6 +109,15 @@ pub enum PlaceReason {
     EnergyEfficient,
 }
 
+/// A placement decision and the task's `recent_used_cpu` after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub cpu: u32,
+    pub reason: PlaceReason,
+    /// The caller stores this in the task (`p->recent_used_cpu`).
+    pub recent_used_cpu: Option<u32>,
+}
+
 /// The fit margin: `fits_capacity(u, cap)` ⇔ u * 1280 < cap * 1024.
 pub fn fits_capacity(util: u64, capacity: u32) -> bool {
     util * 1280 < u64::from(capacity) * 1024
@@ -210,9 +219,21 @@ fn wake_affine(m: &MachineView, ctx: &WakeCtx, this: u32, prev: u32, imbalance_p
 }
 
 /// `select_task_rq_fair`.
-pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason) {
+pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> Placed {
+    // wake_up_new_task() (core.c, both versions) sets a new task's
+    // recent_used_cpu to task_cpu(p) before placing it.
+    let recent_used_cpu = if ctx.fork {
+        Some(ctx.prev_cpu)
+    } else {
+        ctx.recent_used_cpu
+    };
+    let keep = |cpu, reason| Placed {
+        cpu,
+        reason,
+        recent_used_cpu,
+    };
     if ctx.allowed.len() == 1 {
-        return (ctx.allowed[0], PlaceReason::Pinned);
+        return keep(ctx.allowed[0], PlaceReason::Pinned);
     }
     let cpu = ctx.waker_cpu;
     let prev = if allowed(ctx, ctx.prev_cpu) {
@@ -222,7 +243,7 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason)
     };
     if !ctx.fork && m.eas && !m.topo.perf_domains.is_empty() {
         if let Some(c) = find_energy_efficient_cpu(m, ctx, prev) {
-            return (c, PlaceReason::EnergyEfficient);
+            return keep(c, PlaceReason::EnergyEfficient);
         }
     }
     let want_affine = !ctx.fork && !wake_wide(m.topo, ctx) && allowed(ctx, cpu);
@@ -248,11 +269,11 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason)
         }
     }
     if let Some(level) = slow {
-        return (find_idlest_cpu(m, ctx, cpu, level), PlaceReason::ForkIdlest);
+        return keep(find_idlest_cpu(m, ctx, cpu, level), PlaceReason::ForkIdlest);
     }
     if ctx.fork {
         // No domain (one CPU): stay.
-        return (prev, PlaceReason::Target);
+        return keep(prev, PlaceReason::Target);
     }
     select_idle_sibling(m, ctx, prev, new_cpu)
 }
@@ -261,25 +282,36 @@ fn fits(m: &MachineView, ctx: &WakeCtx, cpu: u32) -> bool {
     !m.topo.asymmetric() || fits_capacity(ctx.task_util, m.topo.capacity(cpu))
 }
 
-/// `select_idle_sibling(p, prev, target)`.
-pub fn select_idle_sibling(
-    m: &MachineView,
-    ctx: &WakeCtx,
-    prev: u32,
-    target: u32,
-) -> (u32, PlaceReason) {
+/// `select_idle_sibling(p, prev, target)`. It stores prev as the task's
+/// `recent_used_cpu` once past the idle target and idle prev returns.
+pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> Placed {
+    let early = |cpu, reason| Placed {
+        cpu,
+        reason,
+        recent_used_cpu: ctx.recent_used_cpu,
+    };
     let c = |i: u32| m.cpus[i as usize];
-    let asym = m.topo.asymmetric();
     if c(target).idle_for_sis() && fits(m, ctx, target) {
-        return (target, PlaceReason::TargetIdle);
+        return early(target, PlaceReason::TargetIdle);
     }
     if prev != target
         && m.topo.cpus_share_cache(prev, target)
         && c(prev).idle_for_sis()
         && fits(m, ctx, prev)
     {
-        return (prev, PlaceReason::PrevIdle);
+        return early(prev, PlaceReason::PrevIdle);
     }
+    let (cpu, reason) = sis_after_store(m, ctx, prev, target);
+    Placed {
+        cpu,
+        reason,
+        recent_used_cpu: Some(prev),
+    }
+}
+
+/// `select_idle_sibling` from the `recent_used_cpu` check on.
+fn sis_after_store(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> (u32, PlaceReason) {
+    let c = |i: u32| m.cpus[i as usize];
     if let Some(r) = ctx.recent_used_cpu {
         if r != prev
             && r != target
@@ -291,7 +323,7 @@ pub fn select_idle_sibling(
             return (r, PlaceReason::RecentUsedIdle);
         }
     }
-    if asym {
+    if m.topo.asymmetric() {
         if let Some(sd) = m.topo.sd_asym_cpucapacity(target) {
             return select_idle_capacity(m, ctx, &sd.span, target);
         }

@@ -174,9 +174,9 @@ fn run(path: &Path) -> Result<(), String> {
                     llc: &llc,
                     eas,
                 };
-                let (cpu, why) = select_task_rq_fair(&m, &ctx);
-                // As the machine does: stored when the task runs there.
-                recent = Some(cpu);
+                let placed = select_task_rq_fair(&m, &ctx);
+                let (cpu, why) = (placed.cpu, placed.reason);
+                recent = placed.recent_used_cpu;
                 last_cpu = Some(cpu);
                 let got = format!("{cpu} {why:?}");
                 let want = expect.ok_or_else(|| err("wake needs => CPU REASON".into()))?;
