@@ -395,10 +395,11 @@ fn select_idle_cpu(
             }
             continue;
         }
+        // `--nr <= 0` before each CPU: nr_idle_scan CPUs are examined.
+        budget -= 1;
         if budget == 0 {
             break;
         }
-        budget -= 1;
         if c(cpu).idle_for_sis() {
             return Some((cpu, PlaceReason::IdleCpuScan));
         }
