@@ -12,7 +12,7 @@
 
 use eevdf_core::Features;
 
-use crate::topology::Topology;
+use crate::topology::{SchedDomain, Topology};
 
 /// What placement needs to know about one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +99,9 @@ pub enum PlaceReason {
     IdleCore,
     /// `select_idle_cpu`: an idle CPU found by the scan.
     IdleCpuScan,
+    /// `select_idle_cpu` with an idle core hinted but none allowed: the
+    /// first idle CPU `select_idle_core` met.
+    IdleCpuOfCoreScan,
     /// SIS_SLICE: no idle CPU; the one where the slice lets it run first.
     SliceCpu,
     /// No idle CPU found: the target (after wake_affine).
@@ -294,14 +297,19 @@ pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u3
     if c(target).idle_for_sis() && fits(m, ctx, target) {
         return early(target, PlaceReason::TargetIdle);
     }
+    let mut prev_aff = None;
     if prev != target
         && m.topo.cpus_share_cache(prev, target)
         && c(prev).idle_for_sis()
         && fits(m, ctx, prev)
     {
-        return early(prev, PlaceReason::PrevIdle);
+        if !cluster_active(m.topo) || cpus_share_resources(m.topo, prev, target) {
+            return early(prev, PlaceReason::PrevIdle);
+        }
+        // Another cluster: only if the target's has no idle CPU.
+        prev_aff = Some(prev);
     }
-    let (cpu, reason) = sis_after_store(m, ctx, prev, target);
+    let (cpu, reason) = sis_after_store(m, ctx, prev, target, prev_aff);
     Placed {
         cpu,
         reason,
@@ -310,8 +318,15 @@ pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u3
 }
 
 /// `select_idle_sibling` from the `recent_used_cpu` check on.
-fn sis_after_store(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> (u32, PlaceReason) {
+fn sis_after_store(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    prev: u32,
+    target: u32,
+    prev_aff: Option<u32>,
+) -> (u32, PlaceReason) {
     let c = |i: u32| m.cpus[i as usize];
+    let mut recent_aff = None;
     if let Some(r) = ctx.recent_used_cpu {
         if r != prev
             && r != target
@@ -320,7 +335,10 @@ fn sis_after_store(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> (u
             && c(r).idle_for_sis()
             && fits(m, ctx, r)
         {
-            return (r, PlaceReason::RecentUsedIdle);
+            if !cluster_active(m.topo) || cpus_share_resources(m.topo, r, target) {
+                return (r, PlaceReason::RecentUsedIdle);
+            }
+            recent_aff = Some(r);
         }
     }
     if m.topo.asymmetric() {
@@ -340,10 +358,52 @@ fn sis_after_store(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> (u
             }
         }
     }
-    if let Some(hit) = select_idle_cpu(m, ctx, &llc.span, has_idle_core, target) {
+    if let Some(hit) = select_idle_cpu(m, ctx, llc, has_idle_core, target) {
         return hit;
     }
-    (target, PlaceReason::Target)
+    match (prev_aff, recent_aff) {
+        (Some(p), _) => (p, PlaceReason::PrevIdle),
+        (None, Some(r)) => (r, PlaceReason::RecentUsedIdle),
+        (None, None) => (target, PlaceReason::Target),
+    }
+}
+
+/// `sched_cluster_active`: the machine has a cluster level. Custom
+/// machines are regular trees, so CPU 0's domains stand for all.
+fn cluster_active(topo: &Topology) -> bool {
+    topo.domains
+        .first()
+        .is_some_and(|d| d.iter().any(|sd| sd.flags.cluster))
+}
+
+/// `cpus_share_resources`: the same `sd_share_id` (the cluster's first
+/// CPU, else the LLC's).
+fn cpus_share_resources(topo: &Topology, a: u32, b: u32) -> bool {
+    let id = |cpu: u32| {
+        topo.domains[cpu as usize]
+            .iter()
+            .find(|sd| sd.flags.cluster)
+            .map_or(topo.llc_id(cpu), |sd| sd.span[0])
+    };
+    id(a) == id(b)
+}
+
+/// The first sched group of the target's LLC domain when it is a
+/// cluster (`sg->flags & SD_CLUSTER`): the child domain's span.
+fn cluster_group<'t>(topo: &'t Topology, target: u32) -> Option<&'t [u32]> {
+    if !cluster_active(topo) {
+        return None;
+    }
+    let doms = &topo.domains[target as usize];
+    let llc = doms.iter().take_while(|sd| sd.flags.share_llc).count();
+    let child = doms.get(llc.checked_sub(2)?)?;
+    child.flags.cluster.then_some(child.span.as_slice())
+}
+
+/// `for_each_cpu_wrap(cpu, span, target + 1)` over a sorted span.
+fn wrap(span: &[u32], target: u32) -> impl Iterator<Item = u32> + '_ {
+    let start = span.partition_point(|c| *c <= target);
+    (0..span.len()).map(move |k| span[(start + k) % span.len()])
 }
 
 /// Whether any core of `span` has all its SMT threads idle. (The kernel
@@ -357,54 +417,151 @@ fn has_idle_cores(m: &MachineView, span: &[u32]) -> bool {
     })
 }
 
-/// `select_idle_cpu`: scan the LLC from target + 1 in wrap order.
+/// `select_idle_cpu`, then SIS_SLICE when it finds nothing.
 fn select_idle_cpu(
     m: &MachineView,
     ctx: &WakeCtx,
-    span: &[u32],
+    llc: &SchedDomain,
     has_idle_core: bool,
     target: u32,
 ) -> Option<(u32, PlaceReason)> {
-    let c = |i: u32| m.cpus[i as usize];
-    let start = span.iter().position(|x| *x == target).unwrap_or(0);
-    let order = (1..=span.len()).map(|k| span[(start + k) % span.len()]);
-    let mut budget = if m.features.sis_util && !has_idle_core {
-        let llc_id = m.topo.llc_id(target) as usize;
-        let nr = m
-            .llc
-            .nr_idle_scan
-            .get(llc_id)
-            .copied()
-            .unwrap_or(span.len() as u32)
-            + 1;
-        if nr == 1 {
-            return sis_slice(m, ctx, span);
-        }
-        nr
-    } else {
-        u32::MAX
-    };
-    for cpu in order {
-        if !allowed(ctx, cpu) {
-            continue;
-        }
-        if has_idle_core {
-            let sib = m.topo.smt_siblings(cpu);
-            if sib.iter().all(|s| c(*s).idle) {
-                return Some((cpu, PlaceReason::IdleCore));
-            }
-            continue;
-        }
-        // `--nr <= 0` before each CPU: nr_idle_scan CPUs are examined.
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        if c(cpu).idle_for_sis() {
-            return Some((cpu, PlaceReason::IdleCpuScan));
+    scan_llc(m, ctx, llc, has_idle_core, target).or_else(|| sis_slice(m, ctx, &llc.span))
+}
+
+/// One step of the scan.
+enum Step {
+    Found(u32, PlaceReason),
+    Stop,
+    Next,
+}
+
+/// The state of one `select_idle_cpu` scan.
+struct IdleScan<'a> {
+    m: &'a MachineView<'a>,
+    span: &'a [u32],
+    /// `cpus`: allowed CPUs of the span not yet ruled out, by position.
+    cpus: Vec<bool>,
+    /// `nr`: the SIS_UTIL budget plus one.
+    nr: u32,
+    has_idle_core: bool,
+    /// The first idle CPU `select_idle_core` met.
+    idle_cpu: Option<u32>,
+}
+
+impl IdleScan<'_> {
+    fn pos(&self, cpu: u32) -> Option<usize> {
+        self.span.binary_search(&cpu).ok()
+    }
+
+    fn candidate(&self, cpu: u32) -> bool {
+        self.pos(cpu).is_some_and(|i| self.cpus[i])
+    }
+
+    fn remove(&mut self, cpu: u32) {
+        if let Some(i) = self.pos(cpu) {
+            self.cpus[i] = false;
         }
     }
-    sis_slice(m, ctx, span)
+
+    fn visit(&mut self, cpu: u32) -> Step {
+        if self.has_idle_core {
+            return self.select_idle_core(cpu);
+        }
+        self.nr -= 1;
+        if self.nr == 0 {
+            return Step::Stop;
+        }
+        if self.m.cpus[cpu as usize].idle_for_sis() {
+            return Step::Found(cpu, PlaceReason::IdleCpuScan);
+        }
+        Step::Next
+    }
+
+    /// `select_idle_core`: `core` if all its threads are idle; else its
+    /// threads leave the scan, and the first idle one is remembered.
+    fn select_idle_core(&mut self, core: u32) -> Step {
+        let topo = self.m.topo;
+        let mut idle = true;
+        for &s in topo.smt_siblings(core) {
+            let v = self.m.cpus[s as usize];
+            if !v.idle {
+                idle = false;
+                if self.idle_cpu.is_some() {
+                    break;
+                }
+                if v.sched_idle && self.candidate(s) {
+                    self.idle_cpu = Some(s);
+                    break;
+                }
+            } else if self.idle_cpu.is_none() && self.candidate(s) {
+                self.idle_cpu = Some(s);
+            }
+        }
+        if idle {
+            return Step::Found(core, PlaceReason::IdleCore);
+        }
+        for &s in topo.smt_siblings(core) {
+            self.remove(s);
+        }
+        Step::Next
+    }
+
+    /// Visits `order`, skipping CPUs out of the scan; `Some` to return.
+    fn run(&mut self, order: impl Iterator<Item = u32>) -> Option<Option<(u32, PlaceReason)>> {
+        for cpu in order {
+            if !self.candidate(cpu) {
+                continue;
+            }
+            match self.visit(cpu) {
+                Step::Found(c, r) => return Some(Some((c, r))),
+                Step::Stop => return Some(None),
+                Step::Next => {}
+            }
+        }
+        None
+    }
+}
+
+/// `select_idle_cpu`: with SIS_UTIL, `nr_idle_scan` CPUs at most (none
+/// when it is 0, even with an idle core); the target's cluster first;
+/// for an idle core, whole cores and then the first idle CPU met.
+fn scan_llc(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    llc: &SchedDomain,
+    has_idle_core: bool,
+    target: u32,
+) -> Option<(u32, PlaceReason)> {
+    let span = &llc.span;
+    let mut nr = u32::MAX;
+    if m.features.sis_util {
+        let llc_id = m.topo.llc_id(target) as usize;
+        let scan = m.llc.nr_idle_scan.get(llc_id).copied();
+        nr = scan.unwrap_or(span.len() as u32).saturating_add(1);
+        if nr == 1 {
+            return None;
+        }
+    }
+    let mut s = IdleScan {
+        m,
+        span,
+        cpus: span.iter().map(|c| allowed(ctx, *c)).collect(),
+        nr,
+        has_idle_core,
+        idle_cpu: None,
+    };
+    if let Some(group) = cluster_group(m.topo, target) {
+        if let Some(done) = s.run(wrap(group, target)) {
+            return done;
+        }
+        group.iter().for_each(|c| s.remove(*c));
+    }
+    if let Some(done) = s.run(wrap(span, target)) {
+        return done;
+    }
+    // The kernel also clears the LLC's idle-core hint here
+    // (set_idle_cores); ours is computed afresh at every wakeup.
+    s.idle_cpu.map(|c| (c, PlaceReason::IdleCpuOfCoreScan))
 }
 
 /// SIS_SLICE (0/8 8/8): with no idle CPU, the CPU where the wakee's
