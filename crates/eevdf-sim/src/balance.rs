@@ -252,6 +252,7 @@ impl Sim {
             topo: &self.topo,
             cpus: &views,
             features: &self.cfg.features,
+            profile: self.cfg.profile,
             llc: &self.llc,
             eas: self.eas,
         };

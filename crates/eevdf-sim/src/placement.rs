@@ -10,7 +10,7 @@
 //! data-driven: machine, CPU states and waking task in, CPU and the
 //! rule that chose it ([`PlaceReason`]) out.
 
-use eevdf_core::Features;
+use eevdf_core::{Features, Profile};
 
 use crate::topology::{SchedDomain, Topology};
 
@@ -72,6 +72,8 @@ pub struct MachineView<'a> {
     pub topo: &'a Topology,
     pub cpus: &'a [CpuView],
     pub features: &'a Features,
+    /// The kernel version, for code that differs without a feature.
+    pub profile: Profile,
     pub llc: &'a LlcState,
     /// Energy-aware scheduling is enabled (`sched_energy_aware`) and the
     /// machine has an energy model.
@@ -533,14 +535,9 @@ fn scan_llc(
     target: u32,
 ) -> Option<(u32, PlaceReason)> {
     let span = &llc.span;
-    let mut nr = u32::MAX;
-    if m.features.sis_util {
-        let llc_id = m.topo.llc_id(target) as usize;
-        let scan = m.llc.nr_idle_scan.get(llc_id).copied();
-        nr = scan.unwrap_or(span.len() as u32).saturating_add(1);
-        if nr == 1 {
-            return None;
-        }
+    let nr = sis_util_nr(m, span, target);
+    if nr == 1 {
+        return None;
     }
     let mut s = IdleScan {
         m,
@@ -584,19 +581,57 @@ fn sis_slice(m: &MachineView, ctx: &WakeCtx, span: &[u32]) -> Option<(u32, Place
         .map(|(c, _)| (c, PlaceReason::SliceCpu))
 }
 
-/// `select_idle_capacity`: the first idle CPU that fits, else the best
-/// idle one by capacity, else target.
+/// Whether `select_idle_capacity` takes the SIS_UTIL budget: in
+/// 7.2.13's fair.c, not in 6.12.95's. Taken as new in 7.2, so in the
+/// tip tree after it.
+fn sis_util_capacity(p: Profile) -> bool {
+    matches!(p, Profile::V7_2 | Profile::Tip2026_09)
+}
+
+/// The SIS_UTIL budget of `select_idle_cpu`/`select_idle_capacity`
+/// plus one (`nr`), or `u32::MAX` without SIS_UTIL. The simulator keeps
+/// one per LLC; 7.2 keeps the asym domain's apart when that is wider.
+fn sis_util_nr(m: &MachineView, span: &[u32], target: u32) -> u32 {
+    if !m.features.sis_util {
+        return u32::MAX;
+    }
+    let llc_id = m.topo.llc_id(target) as usize;
+    let scan = m.llc.nr_idle_scan.get(llc_id).copied();
+    scan.unwrap_or(span.len() as u32).saturating_add(1)
+}
+
+/// `select_idle_capacity`: from target itself, the first idle CPU that
+/// fits, else the best idle one by capacity, else target. From 7.2 the
+/// SIS_UTIL budget ends the scan (with the best so far) unless an idle
+/// core is known.
 fn select_idle_capacity(
     m: &MachineView,
     ctx: &WakeCtx,
     span: &[u32],
     target: u32,
 ) -> (u32, PlaceReason) {
-    let start = span.iter().position(|x| *x == target).unwrap_or(0);
+    let limited = sis_util_capacity(m.profile)
+        && !(m.topo.smt_siblings(target).len() > 1 && has_idle_cores(m, span));
+    let mut nr = if limited {
+        sis_util_nr(m, span, target)
+    } else {
+        u32::MAX
+    };
+    if nr == 1 {
+        return (target, PlaceReason::Target);
+    }
+    let start = span.partition_point(|c| *c < target);
     let mut best: Option<(u32, u32)> = None;
     for k in 0..span.len() {
         let cpu = span[(start + k) % span.len()];
-        if !allowed(ctx, cpu) || !m.cpus[cpu as usize].idle_for_sis() {
+        if !allowed(ctx, cpu) {
+            continue;
+        }
+        nr -= 1;
+        if nr == 0 {
+            break;
+        }
+        if !m.cpus[cpu as usize].idle_for_sis() {
             continue;
         }
         let cap = m.topo.capacity(cpu);

@@ -171,6 +171,7 @@ fn run(path: &Path) -> Result<(), String> {
                     topo,
                     cpus: &views,
                     features: &fs.features,
+                    profile: fs.profile,
                     llc: &llc,
                     eas,
                 };
