@@ -158,7 +158,7 @@ fn wake_affine_idle(m: &MachineView, this: u32, prev: u32, sync: bool) -> Option
     None
 }
 
-/// `wake_affine_weight` with PELT loads.
+/// `wake_affine_weight` with PELT loads (7.2.13 and 6.12.95 alike).
 fn wake_affine_weight(
     m: &MachineView,
     ctx: &WakeCtx,
@@ -176,7 +176,8 @@ fn wake_affine_weight(
         this_eff -= current;
     }
     this_eff += i128::from(ctx.task_load);
-    let mut prev_eff = (i128::from(c(prev).load) - i128::from(ctx.task_load)).max(0);
+    // Signed, as the kernel's s64: prev minus the wakee may go below 0.
+    let mut prev_eff = i128::from(c(prev).load) - i128::from(ctx.task_load);
     if m.features.wa_bias {
         this_eff *= 100;
         prev_eff *= 100 + (i128::from(imbalance_pct) - 100) / 2;
