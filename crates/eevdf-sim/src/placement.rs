@@ -1,14 +1,25 @@
-//! Wakeup and fork placement: `select_task_rq_fair` (spec §11.1) with
-//! `wake_wide`, `wake_affine` (WA_IDLE, WA_WEIGHT, WA_BIAS and the seed's
-//! WA_SLICE), `select_idle_sibling` (target, prev, recent_used_cpu, idle
-//! cores with SMT, `select_idle_cpu` with the SIS_UTIL budget, and the
-//! seed's SIS_SLICE), `select_idle_capacity` with the fit margins on
-//! asymmetric machines, and the fork slow path
+//! Wakeup and fork placement after `select_task_rq_fair` in
+//! kernel/sched/fair.c of Debian's 7.2.13 and 6.12.95 (the same code
+//! unless a comment says otherwise): `wake_wide`; `wake_affine` with
+//! `wake_affine_idle` and `wake_affine_weight` (WA_IDLE, WA_WEIGHT,
+//! WA_BIAS, and the seed's WA_SLICE); `select_idle_sibling` with the idle
+//! target and prev, the task's `recent_used_cpu` (which it updates), the
+//! cluster fallbacks (`cpus_share_resources`), `select_idle_smt`, and
+//! `select_idle_cpu` (SIS_UTIL budget, target's cluster first,
+//! `select_idle_core`, and the seed's SIS_SLICE); `select_idle_capacity`
+//! on asymmetric machines (with a SIS_UTIL budget from 7.2); a simplified
+//! `find_energy_efficient_cpu`; and the fork slow path
 //! (`sched_balance_find_dst_cpu`).
 //!
+//! Left out: SCHED_IDLE wakees (`choose_sched_idle_rq`), per-CPU kthread
+//! stacking, uclamp, the staleness of the `has_idle_cores` hint (computed
+//! exactly here), and 7.2's SMT-aware ranking in `select_idle_capacity`
+//! and idle-core test in `asym_fits_cpu` (asymmetric SMT machines).
+//!
 //! Pure functions of a [`MachineView`], so decisions can be tested
-//! data-driven: machine, CPU states and waking task in, CPU and the
-//! rule that chose it ([`PlaceReason`]) out.
+//! data-driven: machine, CPU states and waking task in; the CPU, the
+//! rule that chose it ([`PlaceReason`]) and the task's new
+//! `recent_used_cpu` ([`Placed`]) out.
 
 use eevdf_core::{Features, Profile};
 
@@ -87,9 +98,11 @@ pub enum PlaceReason {
     ForkIdlest,
     /// `select_idle_sibling`: the target is idle.
     TargetIdle,
-    /// `select_idle_sibling`: prev shares the LLC and is idle.
+    /// `select_idle_sibling`: prev shares the LLC and is idle (with
+    /// clusters, in another cluster only when the scan found nothing).
     PrevIdle,
-    /// `select_idle_sibling`: the recently used CPU is idle.
+    /// `select_idle_sibling`: the recently used CPU is idle (with
+    /// clusters, likewise).
     RecentUsedIdle,
     /// `select_idle_capacity`: an idle CPU that fits the task.
     IdleCapacityFit,
@@ -393,7 +406,7 @@ fn cpus_share_resources(topo: &Topology, a: u32, b: u32) -> bool {
 
 /// The first sched group of the target's LLC domain when it is a
 /// cluster (`sg->flags & SD_CLUSTER`): the child domain's span.
-fn cluster_group<'t>(topo: &'t Topology, target: u32) -> Option<&'t [u32]> {
+fn cluster_group(topo: &Topology, target: u32) -> Option<&[u32]> {
     if !cluster_active(topo) {
         return None;
     }
@@ -713,7 +726,8 @@ pub fn overutilized(m: &MachineView) -> bool {
 
 /// Estimated energy of one performance domain with the given CPU
 /// utilisations: the lowest OPP whose capacity covers the busiest CPU,
-/// then Σ util × cost / capacity of that OPP (spec §11.6).
+/// then Σ util × cost / capacity of that OPP (a simplified
+/// `compute_energy`).
 fn pd_energy(opps: &[(u32, u64)], utils: impl Iterator<Item = u64> + Clone) -> u128 {
     let max = utils.clone().max().unwrap_or(0);
     let (cap, cost) = opps
