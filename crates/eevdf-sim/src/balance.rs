@@ -257,12 +257,14 @@ impl Sim {
             topo: &self.topo,
             cpus: &views,
             features: &self.cfg.features,
+            profile: self.cfg.profile,
             llc: &self.llc,
             eas: self.eas,
         };
         let placed = placement::select_task_rq_fair(&m, &ctx);
         self.scratch.views = views;
-        placed
+        self.threads[tid].recent_used_cpu = placed.recent_used_cpu;
+        (placed.cpu, placed.reason)
     }
 
     fn queue_on(&self, cpu: u32, tid: Tid) -> CfsRqId {

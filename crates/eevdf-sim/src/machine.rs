@@ -1160,7 +1160,6 @@ impl Sim {
             cost += self.cfg.costs.migrate_ns;
         }
         self.pelt_thread(tid, now);
-        self.threads[tid].recent_used_cpu = Some(cpu);
         let c = &mut self.cpus[cpu as usize];
         let start = if switched {
             now + cost

@@ -1,18 +1,29 @@
-//! Wakeup and fork placement: `select_task_rq_fair` (spec §11.1) with
-//! `wake_wide`, `wake_affine` (WA_IDLE, WA_WEIGHT, WA_BIAS and the seed's
-//! WA_SLICE), `select_idle_sibling` (target, prev, recent_used_cpu, idle
-//! cores with SMT, `select_idle_cpu` with the SIS_UTIL budget, and the
-//! seed's SIS_SLICE), `select_idle_capacity` with the fit margins on
-//! asymmetric machines, and the fork slow path
+//! Wakeup and fork placement after `select_task_rq_fair` in
+//! kernel/sched/fair.c of Debian's 7.2.13 and 6.12.95 (the same code
+//! unless a comment says otherwise): `wake_wide`; `wake_affine` with
+//! `wake_affine_idle` and `wake_affine_weight` (WA_IDLE, WA_WEIGHT,
+//! WA_BIAS, and the seed's WA_SLICE); `select_idle_sibling` with the idle
+//! target and prev, the task's `recent_used_cpu` (which it updates), the
+//! cluster fallbacks (`cpus_share_resources`), `select_idle_smt`, and
+//! `select_idle_cpu` (SIS_UTIL budget, target's cluster first,
+//! `select_idle_core`, and the seed's SIS_SLICE); `select_idle_capacity`
+//! on asymmetric machines (with a SIS_UTIL budget from 7.2); a simplified
+//! `find_energy_efficient_cpu`; and the fork slow path
 //! (`sched_balance_find_dst_cpu`).
 //!
+//! Left out: SCHED_IDLE wakees (`choose_sched_idle_rq`), per-CPU kthread
+//! stacking, uclamp, the staleness of the `has_idle_cores` hint (computed
+//! exactly here), and 7.2's SMT-aware ranking in `select_idle_capacity`
+//! and idle-core test in `asym_fits_cpu` (asymmetric SMT machines).
+//!
 //! Pure functions of a [`MachineView`], so decisions can be tested
-//! data-driven: machine, CPU states and waking task in, CPU and the
-//! rule that chose it ([`PlaceReason`]) out.
+//! data-driven: machine, CPU states and waking task in; the CPU, the
+//! rule that chose it ([`PlaceReason`]) and the task's new
+//! `recent_used_cpu` ([`Placed`]) out.
 
-use eevdf_core::Features;
+use eevdf_core::{Features, Profile};
 
-use crate::topology::Topology;
+use crate::topology::{SchedDomain, Topology};
 
 /// What placement needs to know about one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,6 +83,8 @@ pub struct MachineView<'a> {
     pub topo: &'a Topology,
     pub cpus: &'a [CpuView],
     pub features: &'a Features,
+    /// The kernel version, for code that differs without a feature.
+    pub profile: Profile,
     pub llc: &'a LlcState,
     /// Energy-aware scheduling is enabled (`sched_energy_aware`) and the
     /// machine has an energy model.
@@ -85,9 +98,11 @@ pub enum PlaceReason {
     ForkIdlest,
     /// `select_idle_sibling`: the target is idle.
     TargetIdle,
-    /// `select_idle_sibling`: prev shares the LLC and is idle.
+    /// `select_idle_sibling`: prev shares the LLC and is idle (with
+    /// clusters, in another cluster only when the scan found nothing).
     PrevIdle,
-    /// `select_idle_sibling`: the recently used CPU is idle.
+    /// `select_idle_sibling`: the recently used CPU is idle (with
+    /// clusters, likewise).
     RecentUsedIdle,
     /// `select_idle_capacity`: an idle CPU that fits the task.
     IdleCapacityFit,
@@ -99,6 +114,9 @@ pub enum PlaceReason {
     IdleCore,
     /// `select_idle_cpu`: an idle CPU found by the scan.
     IdleCpuScan,
+    /// `select_idle_cpu` with an idle core hinted but none allowed: the
+    /// first idle CPU `select_idle_core` met.
+    IdleCpuOfCoreScan,
     /// SIS_SLICE: no idle CPU; the one where the slice lets it run first.
     SliceCpu,
     /// No idle CPU found: the target (after wake_affine).
@@ -107,6 +125,15 @@ pub enum PlaceReason {
     Pinned,
     /// `find_energy_efficient_cpu`: the lowest estimated energy.
     EnergyEfficient,
+}
+
+/// A placement decision and the task's `recent_used_cpu` after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub cpu: u32,
+    pub reason: PlaceReason,
+    /// The caller stores this in the task (`p->recent_used_cpu`).
+    pub recent_used_cpu: Option<u32>,
 }
 
 /// The fit margin: `fits_capacity(u, cap)` ⇔ u * 1280 < cap * 1024.
@@ -144,7 +171,7 @@ fn wake_affine_idle(m: &MachineView, this: u32, prev: u32, sync: bool) -> Option
     None
 }
 
-/// `wake_affine_weight` with PELT loads.
+/// `wake_affine_weight` with PELT loads (7.2.13 and 6.12.95 alike).
 fn wake_affine_weight(
     m: &MachineView,
     ctx: &WakeCtx,
@@ -162,7 +189,8 @@ fn wake_affine_weight(
         this_eff -= current;
     }
     this_eff += i128::from(ctx.task_load);
-    let mut prev_eff = (i128::from(c(prev).load) - i128::from(ctx.task_load)).max(0);
+    // Signed, as the kernel's s64: prev minus the wakee may go below 0.
+    let mut prev_eff = i128::from(c(prev).load) - i128::from(ctx.task_load);
     if m.features.wa_bias {
         this_eff *= 100;
         prev_eff *= 100 + (i128::from(imbalance_pct) - 100) / 2;
@@ -210,9 +238,21 @@ fn wake_affine(m: &MachineView, ctx: &WakeCtx, this: u32, prev: u32, imbalance_p
 }
 
 /// `select_task_rq_fair`.
-pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason) {
+pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> Placed {
+    // wake_up_new_task() (core.c, both versions) sets a new task's
+    // recent_used_cpu to task_cpu(p) before placing it.
+    let recent_used_cpu = if ctx.fork {
+        Some(ctx.prev_cpu)
+    } else {
+        ctx.recent_used_cpu
+    };
+    let keep = |cpu, reason| Placed {
+        cpu,
+        reason,
+        recent_used_cpu,
+    };
     if ctx.allowed.len() == 1 {
-        return (ctx.allowed[0], PlaceReason::Pinned);
+        return keep(ctx.allowed[0], PlaceReason::Pinned);
     }
     let cpu = ctx.waker_cpu;
     let prev = if allowed(ctx, ctx.prev_cpu) {
@@ -222,7 +262,7 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason)
     };
     if !ctx.fork && m.eas && !m.topo.perf_domains.is_empty() {
         if let Some(c) = find_energy_efficient_cpu(m, ctx, prev) {
-            return (c, PlaceReason::EnergyEfficient);
+            return keep(c, PlaceReason::EnergyEfficient);
         }
     }
     let want_affine = !ctx.fork && !wake_wide(m.topo, ctx) && allowed(ctx, cpu);
@@ -248,11 +288,11 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> (u32, PlaceReason)
         }
     }
     if let Some(level) = slow {
-        return (find_idlest_cpu(m, ctx, cpu, level), PlaceReason::ForkIdlest);
+        return keep(find_idlest_cpu(m, ctx, cpu, level), PlaceReason::ForkIdlest);
     }
     if ctx.fork {
         // No domain (one CPU): stay.
-        return (prev, PlaceReason::Target);
+        return keep(prev, PlaceReason::Target);
     }
     select_idle_sibling(m, ctx, prev, new_cpu)
 }
@@ -261,25 +301,48 @@ fn fits(m: &MachineView, ctx: &WakeCtx, cpu: u32) -> bool {
     !m.topo.asymmetric() || fits_capacity(ctx.task_util, m.topo.capacity(cpu))
 }
 
-/// `select_idle_sibling(p, prev, target)`.
-pub fn select_idle_sibling(
-    m: &MachineView,
-    ctx: &WakeCtx,
-    prev: u32,
-    target: u32,
-) -> (u32, PlaceReason) {
+/// `select_idle_sibling(p, prev, target)`. It stores prev as the task's
+/// `recent_used_cpu` once past the idle target and idle prev returns.
+pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u32) -> Placed {
+    let early = |cpu, reason| Placed {
+        cpu,
+        reason,
+        recent_used_cpu: ctx.recent_used_cpu,
+    };
     let c = |i: u32| m.cpus[i as usize];
-    let asym = m.topo.asymmetric();
     if c(target).idle_for_sis() && fits(m, ctx, target) {
-        return (target, PlaceReason::TargetIdle);
+        return early(target, PlaceReason::TargetIdle);
     }
+    let mut prev_aff = None;
     if prev != target
         && m.topo.cpus_share_cache(prev, target)
         && c(prev).idle_for_sis()
         && fits(m, ctx, prev)
     {
-        return (prev, PlaceReason::PrevIdle);
+        if !cluster_active(m.topo) || cpus_share_resources(m.topo, prev, target) {
+            return early(prev, PlaceReason::PrevIdle);
+        }
+        // Another cluster: only if the target's has no idle CPU.
+        prev_aff = Some(prev);
     }
+    let (cpu, reason) = sis_after_store(m, ctx, prev, target, prev_aff);
+    Placed {
+        cpu,
+        reason,
+        recent_used_cpu: Some(prev),
+    }
+}
+
+/// `select_idle_sibling` from the `recent_used_cpu` check on.
+fn sis_after_store(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    prev: u32,
+    target: u32,
+    prev_aff: Option<u32>,
+) -> (u32, PlaceReason) {
+    let c = |i: u32| m.cpus[i as usize];
+    let mut recent_aff = None;
     if let Some(r) = ctx.recent_used_cpu {
         if r != prev
             && r != target
@@ -288,10 +351,13 @@ pub fn select_idle_sibling(
             && c(r).idle_for_sis()
             && fits(m, ctx, r)
         {
-            return (r, PlaceReason::RecentUsedIdle);
+            if !cluster_active(m.topo) || cpus_share_resources(m.topo, r, target) {
+                return (r, PlaceReason::RecentUsedIdle);
+            }
+            recent_aff = Some(r);
         }
     }
-    if asym {
+    if m.topo.asymmetric() {
         if let Some(sd) = m.topo.sd_asym_cpucapacity(target) {
             return select_idle_capacity(m, ctx, &sd.span, target);
         }
@@ -308,10 +374,52 @@ pub fn select_idle_sibling(
             }
         }
     }
-    if let Some(hit) = select_idle_cpu(m, ctx, &llc.span, has_idle_core, target) {
+    if let Some(hit) = select_idle_cpu(m, ctx, llc, has_idle_core, target) {
         return hit;
     }
-    (target, PlaceReason::Target)
+    match (prev_aff, recent_aff) {
+        (Some(p), _) => (p, PlaceReason::PrevIdle),
+        (None, Some(r)) => (r, PlaceReason::RecentUsedIdle),
+        (None, None) => (target, PlaceReason::Target),
+    }
+}
+
+/// `sched_cluster_active`: the machine has a cluster level. Custom
+/// machines are regular trees, so CPU 0's domains stand for all.
+fn cluster_active(topo: &Topology) -> bool {
+    topo.domains
+        .first()
+        .is_some_and(|d| d.iter().any(|sd| sd.flags.cluster))
+}
+
+/// `cpus_share_resources`: the same `sd_share_id` (the cluster's first
+/// CPU, else the LLC's).
+fn cpus_share_resources(topo: &Topology, a: u32, b: u32) -> bool {
+    let id = |cpu: u32| {
+        topo.domains[cpu as usize]
+            .iter()
+            .find(|sd| sd.flags.cluster)
+            .map_or(topo.llc_id(cpu), |sd| sd.span[0])
+    };
+    id(a) == id(b)
+}
+
+/// The first sched group of the target's LLC domain when it is a
+/// cluster (`sg->flags & SD_CLUSTER`): the child domain's span.
+fn cluster_group(topo: &Topology, target: u32) -> Option<&[u32]> {
+    if !cluster_active(topo) {
+        return None;
+    }
+    let doms = &topo.domains[target as usize];
+    let llc = doms.iter().take_while(|sd| sd.flags.share_llc).count();
+    let child = doms.get(llc.checked_sub(2)?)?;
+    child.flags.cluster.then_some(child.span.as_slice())
+}
+
+/// `for_each_cpu_wrap(cpu, span, target + 1)` over a sorted span.
+fn wrap(span: &[u32], target: u32) -> impl Iterator<Item = u32> + '_ {
+    let start = span.partition_point(|c| *c <= target);
+    (0..span.len()).map(move |k| span[(start + k) % span.len()])
 }
 
 /// Whether any core of `span` has all its SMT threads idle. (The kernel
@@ -325,53 +433,146 @@ fn has_idle_cores(m: &MachineView, span: &[u32]) -> bool {
     })
 }
 
-/// `select_idle_cpu`: scan the LLC from target + 1 in wrap order.
+/// `select_idle_cpu`, then SIS_SLICE when it finds nothing.
 fn select_idle_cpu(
     m: &MachineView,
     ctx: &WakeCtx,
-    span: &[u32],
+    llc: &SchedDomain,
     has_idle_core: bool,
     target: u32,
 ) -> Option<(u32, PlaceReason)> {
-    let c = |i: u32| m.cpus[i as usize];
-    let start = span.iter().position(|x| *x == target).unwrap_or(0);
-    let order = (1..=span.len()).map(|k| span[(start + k) % span.len()]);
-    let mut budget = if m.features.sis_util && !has_idle_core {
-        let llc_id = m.topo.llc_id(target) as usize;
-        let nr = m
-            .llc
-            .nr_idle_scan
-            .get(llc_id)
-            .copied()
-            .unwrap_or(span.len() as u32)
-            + 1;
-        if nr == 1 {
-            return sis_slice(m, ctx, span);
-        }
-        nr
-    } else {
-        u32::MAX
-    };
-    for cpu in order {
-        if !allowed(ctx, cpu) {
-            continue;
-        }
-        if has_idle_core {
-            let sib = m.topo.smt_siblings(cpu);
-            if sib.iter().all(|s| c(*s).idle) {
-                return Some((cpu, PlaceReason::IdleCore));
-            }
-            continue;
-        }
-        if budget == 0 {
-            break;
-        }
-        budget -= 1;
-        if c(cpu).idle_for_sis() {
-            return Some((cpu, PlaceReason::IdleCpuScan));
+    scan_llc(m, ctx, llc, has_idle_core, target).or_else(|| sis_slice(m, ctx, &llc.span))
+}
+
+/// One step of the scan.
+enum Step {
+    Found(u32, PlaceReason),
+    Stop,
+    Next,
+}
+
+/// The state of one `select_idle_cpu` scan.
+struct IdleScan<'a> {
+    m: &'a MachineView<'a>,
+    span: &'a [u32],
+    /// `cpus`: allowed CPUs of the span not yet ruled out, by position.
+    cpus: Vec<bool>,
+    /// `nr`: the SIS_UTIL budget plus one.
+    nr: u32,
+    has_idle_core: bool,
+    /// The first idle CPU `select_idle_core` met.
+    idle_cpu: Option<u32>,
+}
+
+impl IdleScan<'_> {
+    fn pos(&self, cpu: u32) -> Option<usize> {
+        self.span.binary_search(&cpu).ok()
+    }
+
+    fn candidate(&self, cpu: u32) -> bool {
+        self.pos(cpu).is_some_and(|i| self.cpus[i])
+    }
+
+    fn remove(&mut self, cpu: u32) {
+        if let Some(i) = self.pos(cpu) {
+            self.cpus[i] = false;
         }
     }
-    sis_slice(m, ctx, span)
+
+    fn visit(&mut self, cpu: u32) -> Step {
+        if self.has_idle_core {
+            return self.select_idle_core(cpu);
+        }
+        self.nr -= 1;
+        if self.nr == 0 {
+            return Step::Stop;
+        }
+        if self.m.cpus[cpu as usize].idle_for_sis() {
+            return Step::Found(cpu, PlaceReason::IdleCpuScan);
+        }
+        Step::Next
+    }
+
+    /// `select_idle_core`: `core` if all its threads are idle; else its
+    /// threads leave the scan, and the first idle one is remembered.
+    fn select_idle_core(&mut self, core: u32) -> Step {
+        let topo = self.m.topo;
+        let mut idle = true;
+        for &s in topo.smt_siblings(core) {
+            let v = self.m.cpus[s as usize];
+            if !v.idle {
+                idle = false;
+                if self.idle_cpu.is_some() {
+                    break;
+                }
+                if v.sched_idle && self.candidate(s) {
+                    self.idle_cpu = Some(s);
+                    break;
+                }
+            } else if self.idle_cpu.is_none() && self.candidate(s) {
+                self.idle_cpu = Some(s);
+            }
+        }
+        if idle {
+            return Step::Found(core, PlaceReason::IdleCore);
+        }
+        for &s in topo.smt_siblings(core) {
+            self.remove(s);
+        }
+        Step::Next
+    }
+
+    /// Visits `order`, skipping CPUs out of the scan; `Some` to return.
+    fn run(&mut self, order: impl Iterator<Item = u32>) -> Option<Option<(u32, PlaceReason)>> {
+        for cpu in order {
+            if !self.candidate(cpu) {
+                continue;
+            }
+            match self.visit(cpu) {
+                Step::Found(c, r) => return Some(Some((c, r))),
+                Step::Stop => return Some(None),
+                Step::Next => {}
+            }
+        }
+        None
+    }
+}
+
+/// `select_idle_cpu`: with SIS_UTIL, `nr_idle_scan` CPUs at most (none
+/// when it is 0, even with an idle core); the target's cluster first;
+/// for an idle core, whole cores and then the first idle CPU met.
+fn scan_llc(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    llc: &SchedDomain,
+    has_idle_core: bool,
+    target: u32,
+) -> Option<(u32, PlaceReason)> {
+    let span = &llc.span;
+    let nr = sis_util_nr(m, span, target);
+    if nr == 1 {
+        return None;
+    }
+    let mut s = IdleScan {
+        m,
+        span,
+        cpus: span.iter().map(|c| allowed(ctx, *c)).collect(),
+        nr,
+        has_idle_core,
+        idle_cpu: None,
+    };
+    if let Some(group) = cluster_group(m.topo, target) {
+        if let Some(done) = s.run(wrap(group, target)) {
+            return done;
+        }
+        group.iter().for_each(|c| s.remove(*c));
+    }
+    if let Some(done) = s.run(wrap(span, target)) {
+        return done;
+    }
+    // The kernel also clears the LLC's idle-core hint here
+    // (set_idle_cores); ours is computed afresh at every wakeup.
+    s.idle_cpu.map(|c| (c, PlaceReason::IdleCpuOfCoreScan))
 }
 
 /// SIS_SLICE (0/8 8/8): with no idle CPU, the CPU where the wakee's
@@ -394,19 +595,57 @@ fn sis_slice(m: &MachineView, ctx: &WakeCtx, span: &[u32]) -> Option<(u32, Place
         .map(|(c, _)| (c, PlaceReason::SliceCpu))
 }
 
-/// `select_idle_capacity`: the first idle CPU that fits, else the best
-/// idle one by capacity, else target.
+/// Whether `select_idle_capacity` takes the SIS_UTIL budget: in
+/// 7.2.13's fair.c, not in 6.12.95's. Taken as new in 7.2, so in the
+/// tip tree after it.
+fn sis_util_capacity(p: Profile) -> bool {
+    matches!(p, Profile::V7_2 | Profile::Tip2026_09)
+}
+
+/// The SIS_UTIL budget of `select_idle_cpu`/`select_idle_capacity`
+/// plus one (`nr`), or `u32::MAX` without SIS_UTIL. The simulator keeps
+/// one per LLC; 7.2 keeps the asym domain's apart when that is wider.
+fn sis_util_nr(m: &MachineView, span: &[u32], target: u32) -> u32 {
+    if !m.features.sis_util {
+        return u32::MAX;
+    }
+    let llc_id = m.topo.llc_id(target) as usize;
+    let scan = m.llc.nr_idle_scan.get(llc_id).copied();
+    scan.unwrap_or(span.len() as u32).saturating_add(1)
+}
+
+/// `select_idle_capacity`: from target itself, the first idle CPU that
+/// fits, else the best idle one by capacity, else target. From 7.2 the
+/// SIS_UTIL budget ends the scan (with the best so far) unless an idle
+/// core is known.
 fn select_idle_capacity(
     m: &MachineView,
     ctx: &WakeCtx,
     span: &[u32],
     target: u32,
 ) -> (u32, PlaceReason) {
-    let start = span.iter().position(|x| *x == target).unwrap_or(0);
+    let limited = sis_util_capacity(m.profile)
+        && !(m.topo.smt_siblings(target).len() > 1 && has_idle_cores(m, span));
+    let mut nr = if limited {
+        sis_util_nr(m, span, target)
+    } else {
+        u32::MAX
+    };
+    if nr == 1 {
+        return (target, PlaceReason::Target);
+    }
+    let start = span.partition_point(|c| *c < target);
     let mut best: Option<(u32, u32)> = None;
     for k in 0..span.len() {
         let cpu = span[(start + k) % span.len()];
-        if !allowed(ctx, cpu) || !m.cpus[cpu as usize].idle_for_sis() {
+        if !allowed(ctx, cpu) {
+            continue;
+        }
+        nr -= 1;
+        if nr == 0 {
+            break;
+        }
+        if !m.cpus[cpu as usize].idle_for_sis() {
             continue;
         }
         let cap = m.topo.capacity(cpu);
@@ -487,7 +726,8 @@ pub fn overutilized(m: &MachineView) -> bool {
 
 /// Estimated energy of one performance domain with the given CPU
 /// utilisations: the lowest OPP whose capacity covers the busiest CPU,
-/// then Σ util × cost / capacity of that OPP (spec §11.6).
+/// then Σ util × cost / capacity of that OPP (a simplified
+/// `compute_energy`).
 fn pd_energy(opps: &[(u32, u64)], utils: impl Iterator<Item = u64> + Clone) -> u128 {
     let max = utils.clone().max().unwrap_or(0);
     let (cap, cost) = opps

@@ -4,23 +4,28 @@
 //! chose it. Format (one directive per line, `#` comments):
 //!
 //! ```text
-//! machine xeon-4314-2s          # a preset, or flat:N
-//! features SIS_SLICE            # feature tokens over v7.1
+//! machine xeon-4314-2s          # a preset, or flat:N, or
+//! machine custom clusters=2 cores=4 smt=1 llcs=1 nodes=1
+//! profile v6.12                 # re-base on a profile (default v7.1)
+//! features SIS_SLICE            # feature tokens over the profile
 //! scan 3                        # SIS_UTIL budget of every LLC
 //! eas on                        # energy-aware scheduling
 //! busy 0-15,32-47 load=1024 util=1024 slice=2800us nr=1
 //! busy 20 slice=16ms            # later lines override earlier ones
+//! idle 20                       # back to idle
 //! wake prev=0 waker=5 util=100 load=1024 slice=2800us [sync] [fork]
 //!      [allowed=0-3] [recent=7] [flips=8/8] => 32 IdleSmtSibling
 //! ```
-//! CPUs not named in a `busy` line are idle.
+//! CPUs not named in a `busy` line are idle. A `wake` with `prev=` is a
+//! fresh task; one without wakes the last task again, from the CPU its
+//! last wakeup chose and with the `recent_used_cpu` that left it.
 
 use std::fs;
 use std::path::Path;
 
 use eevdf_core::{FeatureSet, Profile};
 use eevdf_sim::placement::{select_task_rq_fair, CpuView, LlcState, MachineView, WakeCtx};
-use eevdf_sim::topology::{MachineSpec, Topology};
+use eevdf_sim::topology::{CustomMachine, MachineSpec, Topology};
 
 fn cpus(list: &str) -> Vec<u32> {
     let mut v = Vec::new();
@@ -50,6 +55,19 @@ fn kv<'a>(words: &[&'a str], key: &str) -> Option<&'a str> {
         .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
 }
 
+fn custom(words: &[&str]) -> MachineSpec {
+    let n = |k: &str, d: u32| kv(words, k).map_or(d, |x| x.parse().unwrap());
+    MachineSpec::Custom(CustomMachine {
+        nodes: n("nodes", 1),
+        llcs_per_package: n("llcs", 1),
+        clusters_per_llc: n("clusters", 1),
+        cores_per_cluster: n("cores", 1),
+        smt: n("smt", 1),
+        capacities: kv(words, "caps").map_or(Vec::new(), cpus),
+        ..CustomMachine::smp(1, 1)
+    })
+}
+
 fn run(path: &Path) -> Result<(), String> {
     let text = fs::read_to_string(path).unwrap();
     let mut topo: Option<Topology> = None;
@@ -57,6 +75,9 @@ fn run(path: &Path) -> Result<(), String> {
     let mut views: Vec<CpuView> = Vec::new();
     let mut llc = LlcState::default();
     let mut eas = false;
+    // The waking task's state carried from one wakeup to the next.
+    let mut last_cpu: Option<u32> = None;
+    let mut recent: Option<u32> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap().trim();
         if line.is_empty() {
@@ -72,6 +93,7 @@ fn run(path: &Path) -> Result<(), String> {
             "machine" => {
                 let spec = match words[1].strip_prefix("flat:") {
                     Some(n) => MachineSpec::Flat(n.parse().unwrap()),
+                    None if words[1] == "custom" => custom(&words),
                     None => MachineSpec::Preset(words[1].to_string()),
                 };
                 let t = Topology::build(&spec).map_err(err)?;
@@ -85,6 +107,10 @@ fn run(path: &Path) -> Result<(), String> {
                 llc.nr_idle_scan = (0..t.nr_cpus()).map(|c| t.llc_size(c)).collect();
                 topo = Some(t);
             }
+            "profile" => {
+                let p = Profile::parse(words[1]).ok_or_else(|| err("unknown profile".into()))?;
+                fs = FeatureSet::new(p);
+            }
             "features" => {
                 for t in &words[1..] {
                     fs.apply(t).map_err(|e| err(e.to_string()))?;
@@ -94,6 +120,14 @@ fn run(path: &Path) -> Result<(), String> {
             "scan" => {
                 let n: u32 = words[1].parse().unwrap();
                 llc.nr_idle_scan.iter_mut().for_each(|x| *x = n);
+            }
+            "idle" => {
+                for c in cpus(words[1]) {
+                    views[c as usize] = CpuView {
+                        idle: true,
+                        ..CpuView::default()
+                    };
+                }
             }
             "busy" => {
                 for c in cpus(words[1]) {
@@ -113,9 +147,15 @@ fn run(path: &Path) -> Result<(), String> {
                 let allowed = kv(&words, "allowed").map_or(all, cpus);
                 let flips = kv(&words, "flips").unwrap_or("0/0");
                 let (wf, tf) = flips.split_once('/').unwrap();
+                let again = kv(&words, "prev").is_none();
+                let carried = if again { recent } else { None };
+                let prev = match kv(&words, "prev") {
+                    Some(x) => x.parse().unwrap(),
+                    None => last_cpu.ok_or_else(|| err("the first wake needs prev=".into()))?,
+                };
                 let ctx = WakeCtx {
                     waker_cpu: kv(&words, "waker").unwrap().parse().unwrap(),
-                    prev_cpu: kv(&words, "prev").unwrap().parse().unwrap(),
+                    prev_cpu: prev,
                     sync: words.contains(&"sync"),
                     fork: words.contains(&"fork"),
                     task_util: kv(&words, "util").map_or(100, |x| x.parse().unwrap()),
@@ -123,7 +163,7 @@ fn run(path: &Path) -> Result<(), String> {
                     waker_load: kv(&words, "wakerload").map_or(1024, |x| x.parse().unwrap()),
                     task_slice: kv(&words, "slice").map_or(2_800_000, ns),
                     allowed: &allowed,
-                    recent_used_cpu: kv(&words, "recent").map(|x| x.parse().unwrap()),
+                    recent_used_cpu: kv(&words, "recent").map(|x| x.parse().unwrap()).or(carried),
                     waker_flips: wf.parse().unwrap(),
                     wakee_flips: tf.parse().unwrap(),
                 };
@@ -131,10 +171,14 @@ fn run(path: &Path) -> Result<(), String> {
                     topo,
                     cpus: &views,
                     features: &fs.features,
+                    profile: fs.profile,
                     llc: &llc,
                     eas,
                 };
-                let (cpu, why) = select_task_rq_fair(&m, &ctx);
+                let placed = select_task_rq_fair(&m, &ctx);
+                let (cpu, why) = (placed.cpu, placed.reason);
+                recent = placed.recent_used_cpu;
+                last_cpu = Some(cpu);
                 let got = format!("{cpu} {why:?}");
                 let want = expect.ok_or_else(|| err("wake needs => CPU REASON".into()))?;
                 if got != want {
