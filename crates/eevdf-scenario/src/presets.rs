@@ -223,7 +223,7 @@ end
     Preset {
         name: "nb-v5-schbench",
         title: "NEXT_BUDDY v5 (6.19-rc1): schbench on a 2-socket Xeon",
-        source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22. Compare with --set kernel=v6.18.",
+        source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22; RPS 8987/9218. Two message threads (one per node) of 40 workers; the request and think times give the published RPS (about 9,900 simulated) and let requests queue. The simulator wakes a message thread's workers together. Compare A --set kernel=v6.18 with B --set kernel=v6.18 --features 'NEXT_BUDDY NB_MODE=MEL_V5' (the same profile on both sides: --set kernel alone also flips NI_RANDOM).",
         text: "\
 eevdf-scenario v1
 engine 0.2
@@ -232,7 +232,7 @@ kernel v6.19-rc1
 hz 250
 duration 30s
 seed 1
-task sb kind=schbench messages=2 workers=40
+task sb kind=schbench messages=2 workers=40 request=4ms think=8ms
 end
 ",
     },
@@ -254,8 +254,8 @@ end
     },
     Preset {
         name: "madadi-starvation",
-        title: "NEXT_BUDDY v4: schbench + stress-ng hogs lose CPU (Madadi)",
-        source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread: schbench + stress-ng, stress-ng bogo-ops -64 % with NEXT_BUDDY v4 (IBM Power; a symmetric SMT preset stands in). Compare with --features NO_NEXT_BUDDY.",
+        title: "NEXT_BUDDY (6.19-rc1): schbench next to CPU hogs (after Madadi's report)",
+        source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread measured stress-ng bogo-ops -64 % next to schbench with v4 of the patch on IBM Power, and bisected a DayTrader regression to the merged v5. This runs v5 (the engine has no v4) on a symmetric SMT laptop stand-in (the thread does not describe the Power machine), so it shows the mechanism, not his numbers. Compare with --features NO_NEXT_BUDDY.",
         text: "\
 eevdf-scenario v1
 engine 0.2

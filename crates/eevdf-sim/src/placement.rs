@@ -36,7 +36,7 @@ pub struct CpuView {
     pub nr_running: u32,
     /// Delayed tasks among them.
     pub nr_delayed: u32,
-    /// PELT utilisation, 0..=1024 of this CPU's capacity scale.
+    /// PELT utilisation, capacity-invariant: 0..=this CPU's capacity.
     pub util: u64,
     /// PELT load (`cpu_load`).
     pub load: u64,
