@@ -214,6 +214,51 @@ fn import_trace_escapes_the_comm_column() {
     assert!(o.stdout.contains("\\x1b[31mred"), "{}", o.stdout);
 }
 
+fn rtapp(json: &str) -> Out {
+    let p = tmp("t.json", json.as_bytes());
+    eevdf(&["import", "rtapp", p.to_str().unwrap()], None)
+}
+
+#[test]
+fn rtapp_overflowing_run_is_an_error() {
+    let o = rtapp(r#"{"tasks":{"a":{"run":1e20,"run1":1}}}"#);
+    bad(&o, "t.json:1:16: task `a`: `run` is over");
+}
+
+#[test]
+fn rtapp_negative_sleep_is_an_error() {
+    let o = rtapp(r#"{"tasks":{"a":{"run":100,"sleep":-5}}}"#);
+    bad(&o, "t.json:1:26: task `a`: `sleep` is negative");
+}
+
+#[test]
+fn rtapp_errors_point_into_the_json() {
+    let o = rtapp(r#"{"tasks":{"a":{"instance":100000,"run":100,"sleep":100}}}"#);
+    bad(&o, "t.json:1:16: task `a`: `instance` must be");
+}
+
+#[test]
+fn rtapp_huge_numbers_give_short_errors() {
+    let o = rtapp(&format!(
+        r#"{{"tasks":{{"a":{{"run":{}}}}}}}"#,
+        "9".repeat(500_000)
+    ));
+    bad(&o, "bad number");
+}
+
+#[test]
+fn rtapp_unicode_escapes_are_decoded_and_warnings_escaped() {
+    let o = rtapp(r#"{"tasks":{"\u0061\u001b[31m":{"run":100,"sleep":100,"util_min":1}}}"#);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("task a__31m kind=periodic"),
+        "{}",
+        o.stdout
+    );
+    no_controls(&o.stderr);
+    assert!(o.stderr.contains("task `a\\x1b[31m`"), "{}", o.stderr);
+}
+
 #[test]
 fn link_escapes_are_not_echoed_raw() {
     let o = eevdf(&["run", "https://x/#v1;task+a%1B[31m+kind=hog"], None);
