@@ -17,7 +17,7 @@
 use eevdf_core::Policy;
 use eevdf_sim::{GroupSpec, TaskSpec, Workload};
 
-use crate::display::shown;
+use crate::display::{escape_controls, shown};
 use crate::scenario::{fmt_duration, Scenario, MAX_CPUS, MAX_DURATION_NS};
 use crate::ParseError;
 
@@ -409,8 +409,10 @@ impl Origins {
         self.0.push((line_prefix, m.line, m.column));
     }
 
-    /// `e`, found in the generated `text`, moved to the JSON.
+    /// `e`, found in the generated `text`, moved to the JSON. The
+    /// scenario parser quotes group paths raw, so the message is escaped.
     fn place(&self, text: &str, mut e: ParseError) -> ParseError {
+        e.message = escape_controls(&e.message);
         let line = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
         let found = self.0.iter().find(|(p, ..)| line.starts_with(p.as_str()));
         if let Some((_, l, c)) = found {
@@ -436,7 +438,7 @@ pub fn import(text: &str, machine: &str) -> Result<Imported, ParseError> {
     let mut origins = Origins::default();
     let base = format!("eevdf-scenario v1\nmachine {machine}\nend\n");
     let mut sc = Scenario::parse(&base).map_err(|mut e| {
-        e.message = format!("--machine: {}", e.message);
+        e.message = format!("--machine: {}", escape_controls(&e.message));
         (e.line, e.column) = (0, 1);
         e
     })?;
