@@ -10,8 +10,11 @@ use std::path::Path;
 use eevdf_scenario::fuzz_checks;
 use eevdf_scenario::scenario::Scenario;
 
+/// A fuzz target's check: panics when a property fails.
+type Check = fn(&[u8]);
+
 /// Every fuzz target (`fuzz/Cargo.toml`) and its check.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+const TARGETS: &[(&str, Check)] = &[
     ("scenario", fuzz_checks::scenario),
     ("link", fuzz_checks::link),
     ("rtapp", fuzz_checks::rtapp),
