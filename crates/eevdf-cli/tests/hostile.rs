@@ -284,3 +284,14 @@ fn debugfs_warnings_are_escaped() {
     assert!(o.stderr.contains("nr_\\x1b[31m"), "{}", o.stderr);
     assert!(o.stderr.contains("FOO\\x07"), "{}", o.stderr);
 }
+
+#[test]
+fn import_trace_of_endless_text_stops_at_the_probe() {
+    // `eevdf import trace <(yes)`: valid lines, none a sched event
+    // (long ones, so that the debug build is quick).
+    let total = 2 * limits::TRACE_PROBE_BYTES as usize;
+    let mut line = vec![b'y'; 999];
+    line.push(b'\n');
+    let o = eevdf(&["import", "trace", "-"], Some(repeated(&line, total)));
+    bad(&o, "no sched event in the first");
+}

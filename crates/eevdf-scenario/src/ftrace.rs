@@ -205,6 +205,8 @@ struct Importer {
     asleep: BTreeMap<u32, u64>,
     /// pid -> the time of its `sched_waking`.
     woken: BTreeMap<u32, u64>,
+    /// Whether any sched event was seen.
+    sched: bool,
 }
 
 /// `acc += add`, or an overflow error at `at`.
@@ -236,6 +238,7 @@ impl Importer {
         if !event.starts_with("sched_") {
             return Ok(());
         }
+        self.sched = true;
         let bad = |what: &str| {
             ParseError::new(
                 n,
@@ -348,12 +351,25 @@ pub fn import(text: &str) -> Result<TraceStats, ParseError> {
 
 /// [`import`] from a stream, line by line: memory is one line (at most
 /// [`limits::TRACE_LINE_BYTES`]) plus the per-pid statistics, and the
-/// stream is read to its end or to [`limits::TRACE_BYTES`].
+/// stream is read to its end or to [`limits::TRACE_BYTES`]; a stream
+/// with no sched event in its first [`limits::TRACE_PROBE_BYTES`] is an
+/// error.
 pub fn import_reader(r: impl BufRead) -> Result<TraceStats, ReadError> {
     let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
     let mut imp = Importer::default();
     while let Some((n, line)) = lines.next_line()? {
         imp.line(n, line)?;
+        if !imp.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
+            return Err(ReadError::Parse(ParseError::new(
+                n,
+                1,
+                format!(
+                    "no sched event in the first {} bytes",
+                    limits::TRACE_PROBE_BYTES
+                ),
+                "this reads ftrace text with sched_switch and sched_waking lines",
+            )));
+        }
     }
     Ok(imp.stats)
 }
@@ -453,6 +469,19 @@ mod tests {
         assert_eq!(parse_ts("x.5"), None);
     }
 
+    /// An endless reader repeating a pattern.
+    struct Cycle(Vec<u8>, usize);
+
+    impl std::io::Read for Cycle {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            for b in out.iter_mut() {
+                *b = self.0[self.1 % self.0.len()];
+                self.1 += 1;
+            }
+            Ok(out.len())
+        }
+    }
+
     #[test]
     fn the_stream_reader_reads_what_the_text_reader_reads() {
         let t: String = (0..100)
@@ -466,6 +495,12 @@ mod tests {
         let want = import(&t).unwrap();
         assert_eq!(want[&5].run_ns, 100_000_000);
         assert_eq!(import_reader(t.as_bytes()).unwrap(), want);
+        // Endless text without a sched event (`yes`, in long lines to be quick).
+        let mut line = vec![b'y'; 4095];
+        line.push(b'\n');
+        let endless = std::io::BufReader::new(Cycle(line, 0));
+        let e = import_reader(endless).unwrap_err();
+        assert!(e.to_string().contains("no sched event"), "{e}");
         let e = import_reader(&b"x\n\xff\n"[..]).unwrap_err();
         assert!(matches!(e, ReadError::Parse(ref p) if p.line == 2), "{e}");
         let e = import(&at(WAKING, "bad").replace("sched_waking", "sched_\x1b[2J")).unwrap_err();

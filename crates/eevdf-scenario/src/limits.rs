@@ -14,6 +14,7 @@
 //! | a debugfs paste | [`DEBUGFS_BYTES`] |
 //! | a features line | [`FEATURES_BYTES`] |
 //! | an ftrace text trace: one line / the whole stream | [`TRACE_LINE_BYTES`] / [`TRACE_BYTES`] |
+//! | the part of a trace that must show a sched event | [`TRACE_PROBE_BYTES`] |
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
@@ -35,8 +36,11 @@ pub const FEATURES_BYTES: u64 = 16 << 10;
 /// One line of an ftrace text trace (real ones are under 300 bytes).
 pub const TRACE_LINE_BYTES: usize = 64 << 10;
 /// A whole trace, streamed: traces run to hundreds of MB, and this bounds
-/// the work an endless stream of valid lines (`yes`) can cause.
+/// the work an endless stream of valid lines can cause.
 pub const TRACE_BYTES: u64 = 4 << 30;
+/// A trace with no sched event in its first this many bytes is not one
+/// (`<(yes)`): an error long before [`TRACE_BYTES`].
+pub const TRACE_PROBE_BYTES: u64 = 16 << 20;
 
 /// Why a bounded read failed.
 #[derive(Debug)]
@@ -124,6 +128,11 @@ impl<R: BufRead> BoundedLines<R> {
             buf: Vec::new(),
             hint,
         }
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.total
     }
 
     /// The next line and its 1-based number, or `None` at the end.
