@@ -1,9 +1,6 @@
-//! ftrace text import: never panics.
+//! ftrace text import (string and stream): never panics; the properties are
+//! `eevdf_scenario::fuzz_checks::ftrace` (also replayed by `cargo test`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = eevdf_scenario::ftrace::import(text);
-    }
-});
+fuzz_target!(|data: &[u8]| eevdf_scenario::fuzz_checks::ftrace(data));

@@ -1,9 +1,6 @@
-//! rt-app JSON import: never panics.
+//! rt-app JSON import: never panics; the properties are
+//! `eevdf_scenario::fuzz_checks::rtapp` (also replayed by `cargo test`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = eevdf_scenario::rtapp::import(text, "smp4");
-    }
-});
+fuzz_target!(|data: &[u8]| eevdf_scenario::fuzz_checks::rtapp(data));

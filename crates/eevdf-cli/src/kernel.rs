@@ -367,7 +367,7 @@ pub fn exit(f: Failure) -> std::process::ExitCode {
         Failure::Bad(m) => (m, crate::EXIT_BAD_INPUT),
         Failure::Run(m) => (m, crate::EXIT_RUN_FAILED),
     };
-    eprintln!("error: {msg}");
+    eprintln!("error: {}", eevdf_scenario::display::escape_controls(&msg));
     std::process::ExitCode::from(code)
 }
 

@@ -8,13 +8,14 @@
 
 mod kernel;
 
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
-use eevdf_scenario::{presets, report, ParseError};
+use eevdf_scenario::{limits, presets, report, ParseError};
 use eevdf_sim::{Sim, SimResult};
 
 /// Exit code for bad input (matches clap's own usage-error code).
@@ -182,6 +183,13 @@ enum ImportKind {
 struct BadInput(String);
 
 impl BadInput {
+    fn read(source: &str, e: limits::ReadError) -> Self {
+        match e {
+            limits::ReadError::Parse(e) => BadInput::parse(source, e),
+            e => BadInput(format!("{source}: {e}")),
+        }
+    }
+
     fn parse(source: &str, e: ParseError) -> Self {
         if e.line == 0 {
             BadInput(format!("{source}: {}", e.message_with_hint()))
@@ -208,27 +216,29 @@ impl MessageWithHint for ParseError {
     }
 }
 
-fn read_input(arg: &str) -> Result<(String, String), BadInput> {
-    const MAX: u64 = 1 << 20;
+const SCENARIO_HINT: &str =
+    "a scenario, a mail holding one or a link is small; is this the right file?";
+
+/// Opens `arg` for a streaming read: `-` is stdin, anything else a path
+/// (which may be a pipe or a device: nothing trusts its length).
+fn open(arg: &str) -> Result<(String, Box<dyn BufRead>), BadInput> {
     if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(MAX)
-            .read_to_string(&mut s)
-            .map_err(|e| BadInput(format!("stdin: {e}")))?;
-        return Ok(("<stdin>".into(), s));
+        return Ok(("<stdin>".into(), Box::new(std::io::stdin().lock())));
     }
-    let path = std::path::Path::new(arg);
-    if path.exists() {
-        let meta = std::fs::metadata(path).map_err(|e| BadInput(format!("{arg}: {e}")))?;
-        if meta.len() > MAX {
-            return Err(BadInput(format!(
-                "{arg}: {} bytes is too large for a scenario",
-                meta.len()
-            )));
-        }
-        let s = std::fs::read_to_string(path).map_err(|e| BadInput(format!("{arg}: {e}")))?;
-        return Ok((arg.to_string(), s));
+    let f = std::fs::File::open(arg).map_err(|e| BadInput(format!("{arg}: {e}")))?;
+    Ok((arg.to_string(), Box::new(std::io::BufReader::new(f))))
+}
+
+/// All of `arg` (`-` or a path) as text of at most `limit` bytes.
+fn read_bounded(arg: &str, limit: u64, hint: &'static str) -> Result<(String, String), BadInput> {
+    let (source, r) = open(arg)?;
+    let text = limits::read_text(r, limit, hint).map_err(|e| BadInput::read(&source, e))?;
+    Ok((source, text))
+}
+
+fn read_input(arg: &str) -> Result<(String, String), BadInput> {
+    if arg == "-" || std::path::Path::new(arg).exists() {
+        return read_bounded(arg, limits::SCENARIO_BYTES, SCENARIO_HINT);
     }
     if let Some(p) = presets::preset(arg) {
         return Ok((format!("preset {arg}"), p.text.to_string()));
@@ -239,7 +249,8 @@ fn read_input(arg: &str) -> Result<(String, String), BadInput> {
         return Ok(("link".into(), text));
     }
     Err(BadInput(format!(
-        "{arg}: no such file or preset (hint: `eevdf presets` lists the presets)"
+        "{}: no such file or preset (hint: `eevdf presets` lists the presets)",
+        shown(arg)
     )))
 }
 
@@ -255,7 +266,7 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
     };
     for kv in &over.set {
         sc.set(kv)
-            .map_err(|e| BadInput::parse(&format!("--set {kv}"), e))?;
+            .map_err(|e| BadInput::parse(&format!("--set {}", shown(kv)), e))?;
     }
     if let Some(f) = &over.features {
         sc.apply_features(f)
@@ -446,34 +457,32 @@ fn compare(
             report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
         ),
         "mmtests" => print!("{}", report::compare_mmtests(&ra, &la, &rb, &lb)),
-        other => return Err(BadInput(format!("--style {other}: use lkml or mmtests"))),
+        other => {
+            return Err(BadInput(format!(
+                "--style {}: use lkml or mmtests",
+                shown(other)
+            )))
+        }
     }
     Ok(())
-}
-
-fn read_file_or_stdin(arg: &str) -> Result<(String, String), BadInput> {
-    if arg == "-" {
-        return read_input("-");
-    }
-    let text = std::fs::read_to_string(arg).map_err(|e| BadInput(format!("{arg}: {e}")))?;
-    Ok((arg.to_string(), text))
 }
 
 fn import(what: ImportKind) -> Result<(), BadInput> {
     match what {
         ImportKind::Rtapp { file, machine } => {
-            let (source, text) = read_file_or_stdin(&file)?;
+            let (source, text) =
+                read_bounded(&file, limits::RTAPP_BYTES, "rt-app files are small")?;
             let i = eevdf_scenario::rtapp::import(&text, &machine)
                 .map_err(|e| BadInput::parse(&source, e))?;
             for w in &i.warnings {
-                eprintln!("warning: {source}: {w}");
+                warn(&format!("{source}: {w}"));
             }
             print!("{}", i.scenario.to_text());
         }
         ImportKind::Trace { file } => {
-            let (source, text) = read_file_or_stdin(&file)?;
+            let (source, r) = open(&file)?;
             let stats =
-                eevdf_scenario::ftrace::import(&text).map_err(|e| BadInput::parse(&source, e))?;
+                eevdf_scenario::ftrace::import_reader(r).map_err(|e| BadInput::read(&source, e))?;
             println!(
                 "{:>7} {:<16} {:>11} {:>7} {:>7} {:>11} {:>11}",
                 "pid", "comm", "run ms", "bursts", "sleeps", "lat p50 us", "lat max us"
@@ -485,7 +494,7 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
                 let max = l.last().copied().unwrap_or(0);
                 println!(
                     "{pid:>7} {:<16} {:>11.3} {:>7} {:>7} {:>11.3} {:>11.3}",
-                    s.comm,
+                    shown(&s.comm),
                     s.run_ns as f64 / 1e6,
                     s.bursts,
                     s.sleeps,
@@ -495,7 +504,8 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             }
         }
         ImportKind::Debugfs { file, into } => {
-            let (source, text) = read_file_or_stdin(&file)?;
+            let hint = "paste the features line and tunables only";
+            let (source, text) = read_bounded(&file, limits::DEBUGFS_BYTES, hint)?;
             let none = Overrides {
                 set: Vec::new(),
                 features: None,
@@ -506,7 +516,7 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             let warnings = eevdf_scenario::debugfs::apply(&mut sc, &text)
                 .map_err(|e| BadInput::parse(&source, e))?;
             for w in &warnings {
-                eprintln!("warning: {source}: {w}");
+                warn(&format!("{source}: {w}"));
             }
             print!("{}", sc.to_text());
         }
@@ -517,18 +527,19 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
 fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
     let Some(profile) = eevdf_core::Profile::parse(&profile) else {
         return Err(BadInput(format!(
-            "unknown profile `{profile}` (hint: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09)"
+            "unknown profile `{}` (hint: v6.12, v6.18, v6.19-rc1, v7.1, tip-2026-09)",
+            shown(&profile)
         )));
     };
     let text = if line == "-" {
-        read_input("-")?.1
+        read_bounded("-", limits::FEATURES_BYTES, "paste one features line")?.1
     } else {
         line
     };
     eevdf_scenario::parse_features_line(&text).map_err(|e| BadInput(format!("features: {e}")))?;
     let mut set = eevdf_core::FeatureSet::new(profile);
     for w in set.apply_debugfs_line(&text) {
-        eprintln!("warning: {w}");
+        warn(&w.to_string());
     }
     println!("profile   {}", set.profile.name());
     println!("debugfs   {}", set.debugfs_line().trim_end());
@@ -580,7 +591,9 @@ fn main() -> ExitCode {
             kernel,
         } => match kernel {
             Some(k) if style != "lkml" => Err(BadInput(format!(
-                "--style {style} with --kernel {k}: only lkml is supported"
+                "--style {} with --kernel {}: only lkml is supported",
+                shown(&style),
+                shown(&k)
             ))),
             Some(k) => {
                 let ab = kernel::CompareArgs {
@@ -623,7 +636,8 @@ fn main() -> ExitCode {
                 Ok(())
             }
             None => Err(BadInput(format!(
-                "no preset `{n}` (hint: `eevdf presets` lists them)"
+                "no preset `{}` (hint: `eevdf presets` lists them)",
+                shown(&n)
             ))),
         },
         Command::Features { line, profile } => features_cmd(line, profile),
@@ -640,10 +654,17 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(BadInput(msg)) => {
-            eprintln!("error: {msg}");
+            // Messages echo untrusted tokens; no raw control character
+            // reaches the terminal.
+            eprintln!("error: {}", escape_controls(&msg));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// A warning line on stderr, control characters escaped.
+fn warn(msg: &str) {
+    eprintln!("warning: {}", escape_controls(msg));
 }
 
 /// `text` as `# ` comment lines of at most 72 columns (words longer

@@ -5,16 +5,18 @@
 //! names and tunables are warnings, not errors, so an older kernel's
 //! paste still imports.
 
+use crate::display::{shown, shown_max, MAX_SHOWN_MESSAGE};
+use crate::limits::DEBUGFS_BYTES;
 use crate::scenario::Scenario;
 use crate::ParseError;
 
 /// Applies a debugfs paste over `sc`; returns the warnings.
 pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
-    if text.len() > 64 * 1024 {
+    if text.len() as u64 > DEBUGFS_BYTES {
         return Err(ParseError::new(
             1,
             1,
-            "paste is over 64 KiB",
+            format!("paste is over {DEBUGFS_BYTES} bytes"),
             "paste the features line and tunables only",
         ));
     }
@@ -42,7 +44,12 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
             "features" => {
                 let mut fs = sc.features.clone();
                 for w in fs.apply_debugfs_line(value) {
-                    warnings.push(format!("line {}: {w}", n + 1));
+                    warnings.push(format!(
+                        "line {}: ignored `{}`: {}",
+                        n + 1,
+                        shown(&w.token),
+                        shown_max(&w.message, MAX_SHOWN_MESSAGE)
+                    ));
                 }
                 sc.features = fs;
                 sc.sync_sim();
@@ -57,7 +64,11 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
                     .unwrap_or(value);
                 set(sc, format!("preempt={cur}"))?;
             }
-            other => warnings.push(format!("line {}: `{other}` is not imported", n + 1)),
+            other => warnings.push(format!(
+                "line {}: `{}` is not imported",
+                n + 1,
+                shown(other)
+            )),
         }
     }
     Ok(warnings)
@@ -87,6 +98,11 @@ mod tests {
         );
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("FOO_BAR") && w[1].contains("nr_migrate"));
+        // Echoed tokens are escaped and cut short.
+        let long = "Y".repeat(5000);
+        let w = apply(&mut sc, &format!("nr_\x1b[31m: 5\nPLACE_LAG {long}\x07\n")).unwrap();
+        assert_eq!(w[0], "line 1: `nr_\\x1b[31m` is not imported");
+        assert!(w[1].len() < 400 && !w[1].contains('\x07'), "{}", w[1]);
         let e = apply(&mut sc, "base_slice_ns: 3xs").unwrap_err();
         assert_eq!(e.line, 1);
     }

@@ -3,10 +3,11 @@
 //! Name validation against the engine's feature table happens one layer up;
 //! this layer only checks the token shape, so a 6.6 line still pastes.
 
+use crate::display::shown;
 use crate::ParseError;
 
 /// Longest input accepted, far above any real features line.
-pub const MAX_LEN: usize = 16 * 1024;
+pub const MAX_LEN: usize = crate::limits::FEATURES_BYTES as usize;
 /// Longest token: a debugfs write takes at most 63 bytes.
 pub const MAX_TOKEN: usize = 63;
 
@@ -67,7 +68,7 @@ fn token(tok: &str, line: usize, column: usize) -> Result<FeatureToken, ParseErr
         return Err(ParseError::new(
             line,
             column + bad,
-            format!("unexpected character in feature token `{tok}`"),
+            format!("unexpected character in feature token `{}`", shown(tok)),
             "feature names are upper case, e.g. NO_NEXT_BUDDY",
         ));
     }
@@ -119,6 +120,9 @@ mod tests {
         let e = parse_features_line("PLACE_LAG\n  no_delay").unwrap_err();
         assert_eq!((e.line, e.column), (2, 3));
         assert!(parse_features_line("NO_").is_err());
+        let e = parse_features_line("A\x1b[31m").unwrap_err();
+        assert_eq!(e.column, 2);
+        assert!(e.message.contains("`A\\x1b[31m`"), "{e}");
     }
 
     proptest! {

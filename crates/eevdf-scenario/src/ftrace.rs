@@ -6,9 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::BufRead;
 
 use eevdf_sim::trace::{PrevState, Trace, TraceEvent};
 
+use crate::display::shown;
+use crate::limits::{self, BoundedLines, ReadError};
 use crate::ParseError;
 
 fn ts(ns: u64) -> String {
@@ -168,58 +171,99 @@ fn field<'a>(body: &'a str, key: &str) -> Option<&'a str> {
     body.split_whitespace().find_map(|w| w.strip_prefix(key))
 }
 
-fn parse_ts(s: &str) -> Option<u64> {
+/// `SECONDS.FRACTION` in ns: `None` if malformed, `Some(None)` if it
+/// does not fit in u64 ns (about 584 years).
+fn parse_ts(s: &str) -> Option<Option<u64>> {
     let (sec, frac) = s.split_once('.')?;
-    let sec: u64 = sec.trim().parse().ok()?;
-    let frac = format!("{frac:0<9}");
-    let ns: u64 = frac.get(..9)?.parse().ok()?;
-    Some(sec * 1_000_000_000 + ns)
+    let sec = sec.trim();
+    if sec.is_empty() || !sec.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if frac.is_empty() || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Digits past nanoseconds are dropped.
+    let ns: u64 = format!("{:0<9}", frac.get(..9).unwrap_or(frac))
+        .parse()
+        .ok()?;
+    let Ok(sec) = sec.parse::<u64>() else {
+        return Some(None);
+    };
+    Some(
+        sec.checked_mul(1_000_000_000)
+            .and_then(|v| v.checked_add(ns)),
+    )
 }
 
-/// Imports ftrace text (ours, or `trace-cmd report` / tracefs output) and
-/// computes per-pid run/sleep/latency statistics. Lines that are not
-/// sched events are skipped; malformed sched lines are errors.
-pub fn import(text: &str) -> Result<BTreeMap<u32, TaskTraceStats>, ParseError> {
-    if text.len() > 512 << 20 {
-        return Err(ParseError::new(
-            1,
-            1,
-            "trace is over 512 MiB",
-            "cut the trace to a window",
-        ));
-    }
-    let mut stats: BTreeMap<u32, TaskTraceStats> = BTreeMap::new();
-    // pid -> (switch-in time) while running; pid -> sleep start; pid -> waking time.
-    let mut on_cpu: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut asleep: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut woken: BTreeMap<u32, u64> = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
+/// The per-pid state of an import, fed one line at a time.
+#[derive(Debug, Default)]
+struct Importer {
+    stats: BTreeMap<u32, TaskTraceStats>,
+    /// pid -> switch-in time while running.
+    on_cpu: BTreeMap<u32, u64>,
+    /// pid -> the time it went to sleep.
+    asleep: BTreeMap<u32, u64>,
+    /// pid -> the time of its `sched_waking`.
+    woken: BTreeMap<u32, u64>,
+    /// Whether any sched event was seen.
+    sched: bool,
+}
+
+/// `acc += add`, or an overflow error at `at`.
+fn add(acc: &mut u64, add: u64, at: (usize, usize), what: &str) -> Result<(), ParseError> {
+    *acc = acc.checked_add(add).ok_or_else(|| {
+        ParseError::new(
+            at.0,
+            at.1,
+            format!("total {what} overflows 64-bit nanoseconds"),
+            "is the trace corrupt? timestamps are seconds since boot",
+        )
+    })?;
+    Ok(())
+}
+
+impl Importer {
+    /// One line of trace text (line `n`); non-sched lines are skipped.
+    fn line(&mut self, n: usize, line: &str) -> Result<(), ParseError> {
         if line.starts_with('#') || line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let Some((head, rest)) = line.split_once(": ") else {
-            continue;
+            return Ok(());
         };
         let Some((event, body)) = rest.split_once(": ") else {
-            continue;
+            return Ok(());
         };
         let event = event.trim();
         if !event.starts_with("sched_") {
-            continue;
+            return Ok(());
         }
+        self.sched = true;
         let bad = |what: &str| {
             ParseError::new(
-                n + 1,
+                n,
                 1,
-                format!("malformed {event} line: {what}"),
+                format!("malformed {} line: {what}", shown(event)),
                 "expected ftrace text as /sys/kernel/tracing/trace prints it",
             )
         };
-        let t = head
-            .split_whitespace()
-            .last()
-            .and_then(parse_ts)
-            .ok_or_else(|| bad("no timestamp"))?;
+        let ts_text = head.split_whitespace().last().unwrap_or("");
+        let ts_col = head
+            .rfind(ts_text)
+            .map_or(1, |b| head[..b].chars().count() + 1);
+        let t = match parse_ts(ts_text) {
+            Some(Some(t)) => t,
+            Some(None) => {
+                return Err(ParseError::new(
+                    n,
+                    ts_col,
+                    format!("timestamp {} overflows 64-bit nanoseconds", shown(ts_text)),
+                    "timestamps are seconds since boot",
+                ))
+            }
+            None => return Err(bad("no timestamp")),
+        };
+        let at = (n, ts_col);
         let pid = |key: &str| field(body, key).and_then(|v| v.parse::<u32>().ok());
         match event {
             "sched_switch" => {
@@ -227,39 +271,107 @@ pub fn import(text: &str) -> Result<BTreeMap<u32, TaskTraceStats>, ParseError> {
                     return Err(bad("no prev_pid/next_pid"));
                 };
                 let state = field(body, "prev_state=").ok_or_else(|| bad("no prev_state"))?;
-                if pp != 0 {
-                    let s = stats.entry(pp).or_default();
-                    s.comm = field(body, "prev_comm=").unwrap_or("").to_string();
-                    if let Some(start) = on_cpu.remove(&pp) {
-                        s.run_ns += t.saturating_sub(start);
-                    }
-                    if state.starts_with('S') || state.starts_with('D') {
-                        s.bursts += 1;
-                        asleep.insert(pp, t);
-                    }
-                }
-                if np != 0 {
-                    let s = stats.entry(np).or_default();
-                    s.comm = field(body, "next_comm=").unwrap_or("").to_string();
-                    on_cpu.insert(np, t);
-                    if let Some(w) = woken.remove(&np) {
-                        s.wakeup_latency.push(t.saturating_sub(w));
-                    }
-                }
+                let sleeping = state.starts_with('S') || state.starts_with('D');
+                self.switch_out(pp, field(body, "prev_comm="), sleeping, t, at)?;
+                self.switch_in(np, field(body, "next_comm="), t);
             }
             "sched_waking" => {
                 let p = pid("pid=").ok_or_else(|| bad("no pid"))?;
-                woken.insert(p, t);
-                if let Some(since) = asleep.remove(&p) {
-                    let s = stats.entry(p).or_default();
+                self.woken.insert(p, t);
+                if let Some(since) = self.asleep.remove(&p) {
+                    let s = self.stats.entry(p).or_default();
                     s.sleeps += 1;
-                    s.sleep_ns += t.saturating_sub(since);
+                    add(&mut s.sleep_ns, t.saturating_sub(since), at, "sleep time")?;
                 }
             }
             _ => {}
         }
+        Ok(())
     }
-    Ok(stats)
+
+    fn switch_out(
+        &mut self,
+        pid: u32,
+        comm: Option<&str>,
+        sleeping: bool,
+        t: u64,
+        at: (usize, usize),
+    ) -> Result<(), ParseError> {
+        if pid == 0 {
+            return Ok(());
+        }
+        let s = self.stats.entry(pid).or_default();
+        s.comm = comm.unwrap_or("").to_string();
+        if let Some(start) = self.on_cpu.remove(&pid) {
+            add(&mut s.run_ns, t.saturating_sub(start), at, "run time")?;
+        }
+        if sleeping {
+            s.bursts += 1;
+            self.asleep.insert(pid, t);
+        }
+        Ok(())
+    }
+
+    fn switch_in(&mut self, pid: u32, comm: Option<&str>, t: u64) {
+        if pid == 0 {
+            return;
+        }
+        let s = self.stats.entry(pid).or_default();
+        s.comm = comm.unwrap_or("").to_string();
+        self.on_cpu.insert(pid, t);
+        if let Some(w) = self.woken.remove(&pid) {
+            s.wakeup_latency.push(t.saturating_sub(w));
+        }
+    }
+}
+
+/// Per-pid statistics of a trace, by pid.
+pub type TraceStats = BTreeMap<u32, TaskTraceStats>;
+
+const TRACE_HINT: &str = "cut the trace to a window";
+
+/// Imports ftrace text (ours, or `trace-cmd report` / tracefs output) and
+/// computes per-pid run/sleep/latency statistics. Lines that are not
+/// sched events are skipped; malformed sched lines are errors.
+pub fn import(text: &str) -> Result<TraceStats, ParseError> {
+    if text.len() as u64 > limits::TRACE_BYTES {
+        return Err(ParseError::new(
+            1,
+            1,
+            format!("trace is over {} bytes", limits::TRACE_BYTES),
+            TRACE_HINT,
+        ));
+    }
+    let mut imp = Importer::default();
+    for (i, line) in text.lines().enumerate() {
+        imp.line(i + 1, line)?;
+    }
+    Ok(imp.stats)
+}
+
+/// [`import`] from a stream, line by line: memory is one line (at most
+/// [`limits::TRACE_LINE_BYTES`]) plus the per-pid statistics, and the
+/// stream is read to its end or to [`limits::TRACE_BYTES`]; a stream
+/// with no sched event in its first [`limits::TRACE_PROBE_BYTES`] is an
+/// error.
+pub fn import_reader(r: impl BufRead) -> Result<TraceStats, ReadError> {
+    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
+    let mut imp = Importer::default();
+    while let Some((n, line)) = lines.next_line()? {
+        imp.line(n, line)?;
+        if !imp.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
+            return Err(ReadError::Parse(ParseError::new(
+                n,
+                1,
+                format!(
+                    "no sched event in the first {} bytes",
+                    limits::TRACE_PROBE_BYTES
+                ),
+                "this reads ftrace text with sched_switch and sched_waking lines",
+            )));
+        }
+    }
+    Ok(imp.stats)
 }
 
 #[cfg(test)]
@@ -315,6 +427,84 @@ mod tests {
         assert!(json.starts_with("{\"traceEvents\":["));
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert!(v["traceEvents"].as_array().unwrap().len() > 10);
+    }
+
+    const WAKING: &str =
+        "a-5 [000] d..2. {T}: sched_waking: comm=a pid=5 prio=120 target_cpu=000\n";
+    const IN: &str = "x-0 [000] d..2. {T}: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=5 next_prio=120\n";
+    const OUT: &str = "a-5 [000] d..2. {T}: sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+
+    fn at(line: &str, t: &str) -> String {
+        line.replace("{T}", t)
+    }
+
+    #[test]
+    fn overflowing_timestamps_and_totals_are_positioned_errors() {
+        // 1e11 s does not fit in u64 ns.
+        let e = import(&at(WAKING, "99999999999.000000")).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 17), "{e}");
+        assert!(e.message.contains("timestamp"), "{e}");
+        // 18e9 s fits, twice does not: a run total that would wrap.
+        let big = "18000000000.000000";
+        let t = [
+            at(IN, "0.000000"),
+            at(OUT, big),
+            at(IN, "0.000000"),
+            at(OUT, big),
+        ]
+        .concat();
+        let e = import(&t).unwrap_err();
+        assert_eq!((e.line, e.column), (4, 17), "{e}");
+        assert!(e.message.contains("run time"), "{e}");
+        let t = [
+            at(OUT, "0.000000"),
+            at(WAKING, big),
+            at(OUT, "0.000000"),
+            at(WAKING, big),
+        ];
+        let e = import(&t.concat()).unwrap_err();
+        assert!(e.message.contains("sleep time") && e.line == 4, "{e}");
+        assert_eq!(parse_ts("1.5"), Some(Some(1_500_000_000)));
+        assert_eq!(parse_ts("1.0000000019"), Some(Some(1_000_000_001)));
+        assert_eq!(parse_ts("x.5"), None);
+    }
+
+    /// An endless reader repeating a pattern.
+    struct Cycle(Vec<u8>, usize);
+
+    impl std::io::Read for Cycle {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            for b in out.iter_mut() {
+                *b = self.0[self.1 % self.0.len()];
+                self.1 += 1;
+            }
+            Ok(out.len())
+        }
+    }
+
+    #[test]
+    fn the_stream_reader_reads_what_the_text_reader_reads() {
+        let t: String = (0..100)
+            .flat_map(|i| {
+                [
+                    at(IN, &format!("{i}.000000")),
+                    at(OUT, &format!("{i}.001000")),
+                ]
+            })
+            .collect();
+        let want = import(&t).unwrap();
+        assert_eq!(want[&5].run_ns, 100_000_000);
+        assert_eq!(import_reader(t.as_bytes()).unwrap(), want);
+        // Endless text without a sched event (`yes`, in long lines to be quick).
+        let mut line = vec![b'y'; 4095];
+        line.push(b'\n');
+        let endless = std::io::BufReader::new(Cycle(line, 0));
+        let e = import_reader(endless).unwrap_err();
+        assert!(e.to_string().contains("no sched event"), "{e}");
+        let e = import_reader(&b"x\n\xff\n"[..]).unwrap_err();
+        assert!(matches!(e, ReadError::Parse(ref p) if p.line == 2), "{e}");
+        let e = import(&at(WAKING, "bad").replace("sched_waking", "sched_\x1b[2J")).unwrap_err();
+        assert!(e.message.contains("sched_\\x1b[2J"), "{e}");
     }
 
     proptest! {

@@ -6,11 +6,14 @@
 #![forbid(unsafe_code)]
 
 pub mod debugfs;
+pub mod display;
 pub mod error;
 pub mod features_line;
 pub mod ftrace;
+pub mod fuzz_checks;
 pub mod guest;
 pub mod kernel_ref;
+pub mod limits;
 pub mod link;
 pub mod paste;
 pub mod presets;

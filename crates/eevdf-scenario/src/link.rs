@@ -14,6 +14,7 @@
 
 use base64::Engine as _;
 
+use crate::display::shown;
 use crate::scenario::{Scenario, HEADER, MAX_BYTES};
 use crate::ParseError;
 
@@ -21,7 +22,7 @@ use crate::ParseError;
 pub const DEFAULT_BASE: &str = "https://eevdf-playground.github.io/play/";
 
 /// Longest fragment accepted (browsers allow ~2 MB; scenarios are small).
-pub const MAX_FRAGMENT: usize = 256 * 1024;
+pub const MAX_FRAGMENT: usize = crate::limits::LINK_FRAGMENT_BYTES;
 
 /// Characters that travel as themselves in a `v1` fragment.
 fn plain(c: char) -> bool {
@@ -180,10 +181,10 @@ pub fn decode_text(link: &str) -> Result<String, ParseError> {
         let body = decode_z1(p)?;
         Ok(format!("{HEADER}\n{body}\nend\n"))
     } else {
-        let shown: String = frag.chars().take(8).collect();
+        let head: String = frag.chars().take(8).collect();
         Err(err(
             1,
-            format!("not a scenario link (fragment starts `{shown}`)"),
+            format!("not a scenario link (fragment starts `{}`)", shown(&head)),
             "links start with #v1; or #z1. ; a newer playground may be needed",
         ))
     }
@@ -273,6 +274,8 @@ end
         }
         let e = decode("https://x/#v9;x").unwrap_err();
         assert!(e.hint.contains("#v1;"), "{e}");
+        let e = decode("https://x/#v9;\x1b[2J").unwrap_err();
+        assert!(e.message.contains("`v9;\\x1b[2J`"), "{e}");
     }
 
     proptest! {

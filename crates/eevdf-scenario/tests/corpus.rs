@@ -1,28 +1,91 @@
 //! The fuzz corpus (`fuzz/corpus/`, kept in the repo for `cargo fuzz`)
-//! replayed in `cargo test`: no input panics any parser, and the seeds
-//! made from our own presets and links still parse and round-trip.
+//! replayed in `cargo test`: every target's corpus passes that target's
+//! own checks (`eevdf_scenario::fuzz_checks`, which the fuzz targets call),
+//! and the seeds made from our own presets and links still parse and
+//! round-trip.
 
 use std::fs;
 use std::path::Path;
 
+use eevdf_scenario::fuzz_checks;
 use eevdf_scenario::scenario::Scenario;
 
-fn files(dir: &str) -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// A fuzz target's check: panics when a property fails.
+type Check = fn(&[u8]);
+
+/// Every fuzz target (`fuzz/Cargo.toml`) and its check.
+const TARGETS: &[(&str, Check)] = &[
+    ("scenario", fuzz_checks::scenario),
+    ("link", fuzz_checks::link),
+    ("rtapp", fuzz_checks::rtapp),
+    ("ftrace", fuzz_checks::ftrace),
+    ("debugfs", fuzz_checks::debugfs),
+    ("features_line", fuzz_checks::features_line),
+    ("paste", fuzz_checks::paste),
+];
+
+fn corpus_dir(dir: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fuzz/corpus")
-        .join(dir);
-    let mut out: Vec<(String, String)> = fs::read_dir(&root)
+        .join(dir)
+}
+
+/// The files of one corpus, by name, as bytes.
+fn raw_files(dir: &str) -> Vec<(String, Vec<u8>)> {
+    let root = corpus_dir(dir);
+    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .map(|e| e.expect("dir entry").path())
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let bytes = fs::read(&p).expect("corpus file");
-            (name, String::from_utf8_lossy(&bytes).into_owned())
+            (name, fs::read(&p).expect("corpus file"))
         })
         .collect();
     out.sort();
     assert!(!out.is_empty(), "no corpus in {dir}");
     out
+}
+
+#[test]
+fn every_corpus_passes_its_targets_checks() {
+    for (target, check) in TARGETS {
+        for (name, bytes) in raw_files(target) {
+            let run = std::panic::catch_unwind(|| check(&bytes));
+            assert!(run.is_ok(), "fuzz/corpus/{target}/{name} fails its check");
+        }
+    }
+}
+
+/// Every corpus directory belongs to a target (a renamed target keeps
+/// its corpus replayed).
+#[test]
+fn every_corpus_directory_is_a_target() {
+    let root = corpus_dir("");
+    for e in fs::read_dir(&root).expect("fuzz/corpus") {
+        let name = e
+            .expect("dir entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            TARGETS.iter().any(|(t, _)| *t == name),
+            "fuzz/corpus/{name}: no target"
+        );
+    }
+    let manifest = fs::read_to_string(root.join("../Cargo.toml")).expect("fuzz/Cargo.toml");
+    for (t, _) in TARGETS {
+        assert!(
+            manifest.contains(&format!("name = \"{t}\"")),
+            "{t} not in fuzz/Cargo.toml"
+        );
+    }
+}
+
+fn files(dir: &str) -> Vec<(String, String)> {
+    raw_files(dir)
+        .into_iter()
+        .map(|(n, b)| (n, String::from_utf8_lossy(&b).into_owned()))
+        .collect()
 }
 
 #[test]
@@ -76,18 +139,4 @@ fn engine_0_1_preset_links_keep_their_preemption_model() {
         n += 1;
     }
     assert!(n >= 20, "{n} engine 0.1 preset links");
-}
-
-#[test]
-fn other_corpora_never_panic() {
-    for (_, text) in files("rtapp") {
-        let _ = eevdf_scenario::rtapp::import(&text, "up");
-    }
-    for (_, text) in files("features") {
-        let mut sc = Scenario::default();
-        let _ = eevdf_scenario::debugfs::apply(&mut sc, &text);
-    }
-    for (_, text) in files("ftrace") {
-        let _ = eevdf_scenario::ftrace::import(&text);
-    }
 }

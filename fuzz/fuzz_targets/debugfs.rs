@@ -1,0 +1,6 @@
+//! debugfs pastes: never panics; the properties are
+//! `eevdf_scenario::fuzz_checks::debugfs` (also replayed by `cargo test`).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| eevdf_scenario::fuzz_checks::debugfs(data));
