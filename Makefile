@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick fuzz
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -23,6 +23,7 @@ help:
 	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
 	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc"
+	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
 
 setup:
 	@./scripts/setup.sh
@@ -99,3 +100,8 @@ fidelity-doc:
 # written to docs/fidelity-seeds.md.
 fidelity-seeds:
 	./scripts/fidelity-seeds.sh
+
+# Every parser fuzzed on stable, FUZZ_SECONDS each (default 30); CI runs
+# a short smoke after make test.
+fuzz:
+	./scripts/fuzz.sh

@@ -639,14 +639,10 @@ fn feature_tokens(s: &str, first_col: usize) -> Vec<(usize, &str)> {
 }
 
 /// A user token in backquotes, shortened if long.
+/// An echoed token: control characters escaped, at most 40 characters
+/// (errors reach terminals and pages; see `display`).
 fn quote(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.chars().count() <= MAX {
-        format!("`{s}`")
-    } else {
-        let head: String = s.chars().take(MAX).collect();
-        format!("`{head}...`")
-    }
+    format!("`{}`", crate::display::shown_max(s, 40))
 }
 
 /// Edit distance, for "did you mean" hints (inputs are short).
