@@ -41,6 +41,22 @@ impl Window {
         }
     }
 
+    /// Delays the window (by less than `tick`) so the kernel's first tick
+    /// after `t0` comes `phase` into it, where the simulation has it: the
+    /// kernel's ticks sit at multiples of `TICK_NSEC` of this clock
+    /// (`tick_init_jiffy_update`, all CPUs together without `skew_tick`).
+    pub fn align_first_tick(&mut self, tick: Nanos, phase: Nanos) {
+        if tick == 0 {
+            return;
+        }
+        let at = (self.t0 % tick + phase % tick) % tick;
+        let shift = (tick - at) % tick;
+        self.t0 = self.t0.saturating_add(shift);
+        self.t1 = self.t1.saturating_add(shift);
+        self.collect = self.collect.saturating_add(shift);
+        debug_assert!(shift == 0 || (self.t0 + phase) % tick == 0);
+    }
+
     pub fn len(&self) -> Nanos {
         self.t1.saturating_sub(self.t0)
     }
@@ -211,6 +227,22 @@ pub fn merge(into: &mut GuestReport, part: GuestReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_tick_lands_at_the_simulations_phase() {
+        let tick = 4_000_000;
+        for (t0, phase) in [(2_389_923_365, 2_345_678), (8_000_000, 0), (1, 3_999_999)] {
+            let mut w = Window {
+                t0,
+                t1: t0 + 10,
+                collect: t0 + 20,
+            };
+            w.align_first_tick(tick, phase);
+            assert!(w.t0 >= t0 && w.t0 - t0 < tick);
+            assert_eq!((w.t0 + phase) % tick, 0, "{t0} {phase}");
+            assert_eq!((w.t1 - w.t0, w.collect - w.t0), (10, 20));
+        }
+    }
 
     #[test]
     fn window_lines_round_trip_and_bad_ones_are_refused() {

@@ -138,6 +138,8 @@ pub fn run_scenario(
     let sample = SAMPLE_NS + threads * SAMPLE_PER_THREAD_NS;
     let mut w = Window::after(lead, sc.sim.duration_ns)?;
     w.collect = w.t1.saturating_add(sample);
+    let (tick, phase) = plan::tick_phase_ns(&sc.sim);
+    w.align_first_tick(tick, phase);
     if let Some(d) = deadline {
         d.set(
             w.collect

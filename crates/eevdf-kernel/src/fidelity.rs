@@ -224,6 +224,9 @@ impl Reference {
         )?;
         sc.set(&format!("seed={}", seed.seed))
             .map_err(|e| e.to_string())?;
+        // The kernel ticks every CPU at CPU 0's phase (the guest puts it
+        // there); a one-CPU row is unchanged.
+        sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim));
         Ok(sc)
     }
 }

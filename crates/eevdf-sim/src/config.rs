@@ -247,6 +247,11 @@ pub struct SimConfig {
     pub duration_ns: Nanos,
     pub groups: Vec<GroupSpec>,
     pub tasks: Vec<TaskSpec>,
+    /// Every CPU's first tick after the start, in `0..tick`: a kernel's
+    /// ticks sit at multiples of `TICK_NSEC` of its monotonic clock
+    /// (`tick_init_jiffy_update`), so a kernel run's twin takes the phase
+    /// of its window. `None`: each CPU's phase is drawn from the seed.
+    pub tick_phase_ns: Option<Nanos>,
 }
 
 impl Default for SimConfig {
@@ -264,6 +269,7 @@ impl Default for SimConfig {
             duration_ns: 10_000_000_000,
             groups: Vec::new(),
             tasks: Vec::new(),
+            tick_phase_ns: None,
         }
     }
 }

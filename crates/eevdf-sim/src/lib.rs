@@ -22,7 +22,7 @@ pub mod workload;
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
 pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
-pub use machine::{simulate, Sim, SlowWakeup};
+pub use machine::{first_tick_phase, simulate, Sim, SlowWakeup};
 pub use metrics::{LatencyHist, LatencyStats};
 pub use result::{
     CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,

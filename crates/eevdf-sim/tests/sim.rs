@@ -223,17 +223,15 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
     };
     let (p99_fixed, _) = run(&[]);
     let (p99_buggy, _) = run(&["NO_PS_CLEAR_BUDDY"]);
-    // 6.19's check also skipped the delayed dequeue (T2's fix).
-    let (p99_v5, _) = run(&["NO_PS_CLEAR_BUDDY", "NB_MODE=mel_v5"]);
     assert!(p99_fixed < 100.0, "fixed {p99_fixed} us");
     assert!(
         p99_buggy > 3.0 * p99_fixed,
         "buggy {p99_buggy} us vs fixed {p99_fixed} us"
     );
-    assert!(
-        p99_v5 > p99_buggy,
-        "6.19 form {p99_v5} us vs {p99_buggy} us"
-    );
+    // Whether 6.19's form (NB_MODE=mel_v5) is worse still than the
+    // buggy one depends on the seed since threads start by a wakeup
+    // (seeds 1-5: 320, 185, 258, 519, 761 us against 513, 298, 374, 450,
+    // 261), so it is not asserted.
 }
 
 #[test]

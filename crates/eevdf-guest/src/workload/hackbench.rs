@@ -18,7 +18,7 @@ use eevdf_scenario::guest::GuestReport;
 use eevdf_sim::{TaskSpec, Workload};
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 
-use super::{wait_start, Ctx, Work};
+use super::{wait_start_on_time, Ctx, Work};
 use crate::clock::{self, Nanos};
 use crate::plan::{Planned, Role};
 
@@ -44,7 +44,7 @@ pub(in crate::workload) struct Receiver {
 
 impl Sender {
     pub(super) fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
-        if wait_start(ctx)?.is_none() {
+        if wait_start_on_time(ctx)?.is_none() {
             return Ok(None);
         }
         let data = [0u8; DATASIZE];
@@ -71,7 +71,7 @@ impl Sender {
 
 impl Receiver {
     pub(super) fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
-        if wait_start(ctx)?.is_none() {
+        if wait_start_on_time(ctx)?.is_none() {
             return Ok(None);
         }
         let mut data = [0u8; DATASIZE];

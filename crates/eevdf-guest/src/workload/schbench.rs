@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use eevdf_sim::{TaskSpec, Workload};
 
-use super::{wait_start, Ctx, Work};
+use super::{wait_start_on_time, Ctx, Work};
 use crate::clock::{self, Nanos};
 use crate::plan::{Planned, Role};
 
@@ -67,7 +67,7 @@ pub(super) fn works(spec: &TaskSpec, threads: &[Planned]) -> Vec<Work> {
 
 impl Message {
     pub(super) fn run(self, ctx: &mut Ctx) -> Result<Option<Nanos>, String> {
-        if wait_start(ctx)?.is_none() {
+        if wait_start_on_time(ctx)?.is_none() {
             return Ok(None);
         }
         let t1 = ctx.window.t1;
