@@ -78,6 +78,19 @@ try {
       const e = await page.waitForSelector('[data-testid=scenario-error]', { timeout: 20000 });
       const msg = await e.textContent();
       check(msg.startsWith('2:4:') || msg.startsWith('3:4:'), `scenario error ${msg}`);
+      // An over-budget link (one hackbench line of 131072 threads, which
+      // once took the tab to 3.5 GB): refused before it runs, with the
+      // numbers, and the page stays responsive.
+      await page.goto(`${url}#v1;machine+smp512;task+hb+kind=hackbench+groups=256+fds=256`);
+      await page.reload();
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=scenario-error]')?.textContent.includes('131072 threads'),
+        null,
+        { timeout: 20000 },
+      );
+      const big = await page.$eval('[data-testid=scenario-error]', (el) => el.textContent);
+      check(big.includes('over the limit of 16384'), `over-budget error ${big}`);
+      await page.evaluate(() => localStorage.clear());
     }
     if (problems.length) {
       failed = true;

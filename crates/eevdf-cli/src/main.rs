@@ -83,6 +83,11 @@ enum Command {
         /// Chrome trace JSON when the file name ends in `.json`.
         #[arg(long, value_name = "FILE")]
         trace: Option<String>,
+        /// Stop after this many events with a result marked partial
+        /// (default: four times the scenario's cost estimate plus a
+        /// million, a function of the input only).
+        #[arg(long, value_name = "N")]
+        max_events: Option<u64>,
     },
     /// Import another format and print the scenario text.
     Import {
@@ -309,6 +314,9 @@ fn run_sim_traced(
     let mut bar: Option<indicatif::ProgressBar> = None;
     for i in 1..=steps {
         sim.run_until(end / steps * i);
+        if sim.stopped_at().is_some() {
+            break;
+        }
         if tty && bar.is_none() && started.elapsed() > Duration::from_secs(1) {
             let b = indicatif::ProgressBar::new(steps);
             b.set_message("simulating");
@@ -324,6 +332,7 @@ fn run_sim_traced(
     }
     let hists = sim.histograms();
     let t = sim.take_trace();
+    let end = sim.stopped_at().unwrap_or(end);
     (sim.finish(end), hists, t)
 }
 
@@ -333,9 +342,17 @@ fn run(
     format: Format,
     base: &str,
     trace: Option<&str>,
+    max_events: Option<u64>,
 ) -> Result<(), BadInput> {
-    let sc = load(scenario, over)?;
+    let mut sc = load(scenario, over)?;
+    sc.sim.max_events = max_events;
     let (r, hists, t) = run_sim_traced(&sc, trace.is_some());
+    if let Some(p) = r.partial {
+        eprintln!(
+            "note: stopped at --max-events {} after {} of {} simulated ns; the result is partial",
+            p.max_events, r.sim_ns, sc.sim.duration_ns
+        );
+    }
     if let Some(path) = trace {
         let body = if path.ends_with(".json") {
             eevdf_scenario::ftrace::to_chrome_json(&t)
@@ -566,7 +583,15 @@ fn main() -> ExitCode {
             format,
             base,
             trace,
-        } => run(&scenario, &over, format, &base, trace.as_deref()),
+            max_events,
+        } => run(
+            &scenario,
+            &over,
+            format,
+            &base,
+            trace.as_deref(),
+            max_events,
+        ),
         Command::Import { what } => import(what),
         Command::Url {
             scenario,

@@ -93,7 +93,7 @@ pub fn plan(cfg: &SimConfig) -> Result<Vec<Planned>, String> {
             cfg.duration_ns
         ));
     }
-    let total: u64 = cfg.tasks.iter().map(threads_of).sum();
+    let total: u64 = cfg.tasks.iter().map(|t| t.nr_threads()).sum();
     if total > MAX_THREADS as u64 {
         return Err(format!(
             "the scenario has {total} threads, over the guest's limit of {MAX_THREADS}"
@@ -185,21 +185,6 @@ pub fn plan(cfg: &SimConfig) -> Result<Vec<Planned>, String> {
         }
     }
     Ok(out)
-}
-
-/// Threads a directive creates (saturating, for the bound check).
-fn threads_of(spec: &eevdf_sim::TaskSpec) -> u64 {
-    match &spec.workload {
-        Workload::Hackbench { groups, fds, .. } => {
-            u64::from((*groups).max(1)) * 2 * u64::from((*fds).max(1))
-        }
-        Workload::Schbench {
-            message_threads,
-            workers,
-            ..
-        } => u64::from((*message_threads).max(1)) * (1 + u64::from((*workers).max(1))),
-        _ => u64::from(spec.count.max(1)),
-    }
 }
 
 #[cfg(test)]

@@ -259,6 +259,12 @@ struct JsonSchbench<'a> {
 }
 
 #[derive(Serialize)]
+struct JsonPartial {
+    reason: &'static str,
+    max_events: u64,
+}
+
+#[derive(Serialize)]
 struct JsonResult<'a> {
     schema: &'static str,
     /// The engine that computed the result (the scenario's own `engine`
@@ -267,6 +273,10 @@ struct JsonResult<'a> {
     scenario: &'a str,
     sim_ns: u64,
     events: u64,
+    /// Present only when the event budget stopped the run before its
+    /// duration (added compatibly): `sim_ns` says how far it got.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial: Option<JsonPartial>,
     by_name: JsonByName<'a>,
     tasks: Vec<JsonTask<'a>>,
     cpus: Vec<JsonCpu>,
@@ -349,6 +359,10 @@ pub fn json_with_source(scenario_text: &str, r: &SimResult, source: Option<&Sour
         scenario: scenario_text,
         sim_ns: r.sim_ns,
         events: r.events,
+        partial: r.partial.map(|p| JsonPartial {
+            reason: "max-events",
+            max_events: p.max_events,
+        }),
         by_name: JsonByName(&r.by_name),
         tasks: r
             .tasks
@@ -496,9 +510,13 @@ pub fn text(r: &SimResult) -> String {
     let mut out = String::new();
     out.push_str(&fit(
         &format!(
-            "eevdf: simulated {} s, {} events",
+            "eevdf: simulated {} s, {} events{}",
             s_text(r.sim_ns),
-            r.events
+            r.events,
+            match r.partial {
+                Some(p) => format!(" (partial: stopped at --max-events {})", p.max_events),
+                None => String::new(),
+            }
         ),
         TEXT_WIDTH,
     ));
@@ -1040,6 +1058,7 @@ mod tests {
         );
         SimResult {
             sim_ns: 1_000_000_000,
+            partial: None,
             events: 12345,
             by_name: vec![
                 name("cyclictest", 1, 2_650_400, ct),
@@ -1106,6 +1125,7 @@ mod tests {
         };
         SimResult {
             sim_ns: 63_000_000_000,
+            partial: None,
             events: 1,
             by_name: vec![
                 name("cyclictest", 1, 1_000_000, s),
@@ -1601,6 +1621,7 @@ mod mmtests_tests {
         };
         SimResult {
             sim_ns: 1,
+            partial: None,
             events: 1,
             by_name: vec![NameResult {
                 name: "80".into(),

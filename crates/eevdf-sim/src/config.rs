@@ -252,6 +252,9 @@ pub struct SimConfig {
     /// (`tick_init_jiffy_update`), so a kernel run's twin takes the phase
     /// of its window. `None`: each CPU's phase is drawn from the seed.
     pub tick_phase_ns: Option<Nanos>,
+    /// Events after which a run stops with a partial result; `None`:
+    /// the cost model's default (`Cost::default_budget`).
+    pub max_events: Option<u64>,
 }
 
 impl Default for SimConfig {
@@ -270,6 +273,7 @@ impl Default for SimConfig {
             groups: Vec::new(),
             tasks: Vec::new(),
             tick_phase_ns: None,
+            max_events: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod cost;
 pub mod event;
 pub mod machine;
 pub mod metrics;
@@ -25,6 +26,6 @@ pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
 pub use machine::{first_tick_phase, simulate, Sim, SlowWakeup};
 pub use metrics::{LatencyHist, LatencyStats};
 pub use result::{
-    CpuResult, HackbenchResult, NameResult, SchbenchResult, SimResult, TaskResult, Totals,
+    CpuResult, HackbenchResult, NameResult, Partial, SchbenchResult, SimResult, TaskResult, Totals,
 };
 pub use rng::SimRng;

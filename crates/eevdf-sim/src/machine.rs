@@ -83,7 +83,7 @@ struct Thread {
     eid: EntityId,
     state: State,
     started: bool,
-    allowed: Vec<u32>,
+    allowed: Rc<[u32]>,
     /// CPU work left in the current burst.
     remaining: Nanos,
     /// When the pending wakeup was asked for (latency start).
@@ -190,6 +190,10 @@ pub struct Sim {
     groups: Vec<Group>,
     pipes: Vec<Pipe>,
     events: u64,
+    /// Events after which the run stops (`max_events`, or the cost
+    /// model's default), and where it stopped if it did.
+    budget: u64,
+    stopped_at: Option<Nanos>,
     hb_messages: Vec<u64>,
     hb_done: Vec<Option<Nanos>>,
     hb_left: Vec<u64>,
@@ -249,6 +253,9 @@ impl Sim {
                 load_total: 0,
             })
             .collect();
+        let budget = cfg
+            .max_events
+            .unwrap_or_else(|| crate::cost::Cost::of(&cfg, nr).default_budget());
         let mut q = EventQueue::new();
         let tick = rqcfg.tick_nsec;
         let cpus: Vec<Cpu> = (0..nr)
@@ -313,6 +320,8 @@ impl Sim {
             groups,
             pipes: Vec::new(),
             events: 0,
+            budget,
+            stopped_at: None,
             hb_messages: vec![0; cfg.tasks.len()],
             hb_done: vec![None; cfg.tasks.len()],
             hb_left: vec![0; cfg.tasks.len()],
@@ -333,15 +342,21 @@ impl Sim {
         let mut rr = 0u32;
         let tick = self.cpus[0].rq.config.tick_nsec;
         let specs = self.cfg.tasks.clone();
+        // One shared list per directive (and one for "every CPU"): 4096
+        // threads on 512 CPUs would otherwise copy 8 MB of CPU numbers.
+        let all: Rc<[u32]> = (0..nr).collect();
         for (d, spec) in specs.iter().enumerate() {
-            let allowed: Vec<u32> = match &spec.cpus {
-                Some(c) => c.iter().copied().filter(|c| *c < nr).collect(),
-                None => (0..nr).collect(),
-            };
-            let allowed = if allowed.is_empty() {
-                (0..nr).collect()
+            let pinned: Vec<u32> = spec
+                .cpus
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|c| *c < nr)
+                .collect();
+            let allowed: Rc<[u32]> = if pinned.is_empty() {
+                Rc::clone(&all)
             } else {
-                allowed
+                pinned.into()
             };
             let group = spec
                 .group
@@ -514,7 +529,7 @@ impl Sim {
                     eid,
                     state: State::Sleeping,
                     started: false,
-                    allowed: allowed.clone(),
+                    allowed: Rc::clone(&allowed),
                     remaining: 0,
                     wake_stamp: timer_like.then_some(start),
                     slack: spec.slack(),
@@ -558,7 +573,13 @@ impl Sim {
     pub fn run(mut self) -> SimResult {
         let end = self.cfg.duration_ns;
         self.run_until(end);
+        let end = self.stopped_at.unwrap_or(end);
         self.finish(end)
+    }
+
+    /// Where the event budget stopped the run, if it did.
+    pub fn stopped_at(&self) -> Option<Nanos> {
+        self.stopped_at
     }
 
     /// Each thread's latency histogram as (ns, count) pairs, in creation
@@ -577,7 +598,12 @@ impl Sim {
         let mut last = u64::MAX;
         let mut same = 0u32;
         while let Some(at) = self.q.peek_time() {
-            if at > t {
+            if at > t || self.stopped_at.is_some() {
+                break;
+            }
+            if self.events >= self.budget {
+                // Stop cleanly: everything before `at` has happened.
+                self.stopped_at = Some(at);
                 break;
             }
             let (now, ev) = self.q.pop().expect("peeked");
@@ -1630,8 +1656,12 @@ impl Sim {
                 _ => {}
             }
         }
+        let partial = self.stopped_at.map(|_| crate::result::Partial {
+            max_events: self.budget,
+        });
         SimResult {
             sim_ns: end,
+            partial,
             events: self.events,
             by_name,
             tasks,

@@ -80,10 +80,21 @@ pub struct Totals {
     pub wakeups: u64,
 }
 
+/// Why a run stopped before its duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partial {
+    /// The event budget it reached (`SimConfig::max_events`).
+    pub max_events: u64,
+}
+
 /// The result of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimResult {
+    /// Simulated time covered: the duration, or where a partial run
+    /// stopped.
     pub sim_ns: Nanos,
+    /// `Some` when the event budget stopped the run early.
+    pub partial: Option<Partial>,
     pub events: u64,
     pub by_name: Vec<NameResult>,
     pub tasks: Vec<TaskResult>,

@@ -415,6 +415,11 @@ impl Runner {
         }
         self.rolling.end(next);
         self.now = next;
+        // The event budget stopped the run: it ends there, partial.
+        if let Some(at) = sim.stopped_at() {
+            self.end = at.min(self.end);
+            self.now = self.end;
+        }
     }
 
     /// Simulates for about [`CHUNK_MS`] of wall time (`clock` gives ms)

