@@ -83,6 +83,10 @@ enum Command {
         /// Chrome trace JSON when the file name ends in `.json`.
         #[arg(long, value_name = "FILE")]
         trace: Option<String>,
+        /// Trace only the run's last DURATION (e.g. `2s`): a long run's
+        /// whole trace is hundreds of MB.
+        #[arg(long, value_name = "DURATION", requires = "trace")]
+        trace_last: Option<String>,
         /// Stop after this many events with a result marked partial
         /// (default: four times the scenario's cost estimate plus a
         /// million, a function of the input only).
@@ -294,18 +298,21 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
 /// Runs a scenario, with a progress bar on a terminal once the run has
 /// taken more than a second.
 fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
-    let (r, h, _) = run_sim_traced(sc, false);
+    let (r, h, _) = run_sim_traced(sc, None);
     (r, h)
 }
 
-/// Runs a scenario, optionally recording the scheduler trace.
+/// Runs a scenario, recording the scheduler trace from `trace_from`
+/// (simulated ns) when given.
 fn run_sim_traced(
     sc: &Scenario,
-    trace: bool,
+    trace_from: Option<u64>,
 ) -> (SimResult, Vec<Vec<(u64, u64)>>, eevdf_sim::trace::Trace) {
     let mut sim = Sim::new(sc.sim.clone());
-    if trace {
+    let mut trace_from = trace_from;
+    if trace_from == Some(0) {
         sim.record_trace();
+        trace_from = None;
     }
     let end = sim.duration();
     let steps = 200u64;
@@ -313,7 +320,13 @@ fn run_sim_traced(
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
     for i in 1..=steps {
-        sim.run_until(end / steps * i);
+        let until = end / steps * i;
+        if let Some(from) = trace_from.filter(|f| *f <= until) {
+            sim.run_until(from.saturating_sub(1));
+            sim.record_trace();
+            trace_from = None;
+        }
+        sim.run_until(until);
         if sim.stopped_at().is_some() {
             break;
         }
@@ -341,12 +354,18 @@ fn run(
     over: &Overrides,
     format: Format,
     base: &str,
-    trace: Option<&str>,
+    trace: Option<(&str, Option<&str>)>,
     max_events: Option<u64>,
 ) -> Result<(), BadInput> {
     let mut sc = load(scenario, over)?;
     sc.sim.max_events = max_events;
-    let (r, hists, t) = run_sim_traced(&sc, trace.is_some());
+    let trace_from = match trace {
+        Some((_, Some(last))) => Some(sc.sim.duration_ns.saturating_sub(duration_arg(last)?)),
+        Some((_, None)) => Some(0),
+        None => None,
+    };
+    let (r, hists, t) = run_sim_traced(&sc, trace_from);
+    let trace = trace.map(|(p, _)| p);
     if let Some(p) = r.partial {
         eprintln!(
             "note: stopped at --max-events {} after {} of {} simulated ns; the result is partial",
@@ -354,6 +373,12 @@ fn run(
         );
     }
     if let Some(path) = trace {
+        // About 120 bytes an event in either format.
+        eprintln!(
+            "note: writing {} trace events to {path} (about {} MB)",
+            t.events.len(),
+            (t.events.len() as u64 * 120).div_ceil(1 << 20)
+        );
         let body = if path.ends_with(".json") {
             eevdf_scenario::ftrace::to_chrome_json(&t)
         } else {
@@ -363,6 +388,15 @@ fn run(
     }
     print!("{}", render(format, &sc, &r, hists, base, None)?);
     Ok(())
+}
+
+/// A command-line duration (`2s`, `500ms`), read as the scenario's
+/// `duration` is.
+fn duration_arg(text: &str) -> Result<u64, BadInput> {
+    let mut sc = Scenario::default();
+    sc.set(&format!("duration={text}"))
+        .map_err(|e| BadInput(format!("--trace-last {}: {}", shown(text), e.message)))?;
+    Ok(sc.sim.duration_ns)
 }
 
 /// A result in the chosen format; `hists` are the threads' latency
@@ -583,13 +617,14 @@ fn main() -> ExitCode {
             format,
             base,
             trace,
+            trace_last,
             max_events,
         } => run(
             &scenario,
             &over,
             format,
             &base,
-            trace.as_deref(),
+            trace.as_deref().map(|p| (p, trace_last.as_deref())),
             max_events,
         ),
         Command::Import { what } => import(what),

@@ -68,3 +68,48 @@ fn max_events_stops_a_run_with_a_partial_result() {
     );
     assert_eq!(out.stdout, again.stdout);
 }
+
+#[test]
+fn trace_last_writes_only_the_end_of_the_run() {
+    let text = "eevdf-scenario v1\nmachine up\nduration 4s\n\
+                task ct kind=timer period=1ms\ntask hog kind=hog\nend\n";
+    let dir = std::env::temp_dir().join(format!("eevdf-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (all, last) = (dir.join("all.trace"), dir.join("last.trace"));
+    let out = eevdf("trace", &["run", "--trace", all.to_str().unwrap()], text);
+    assert_eq!(out.status.code(), Some(0));
+    let args = [
+        "run",
+        "--trace",
+        last.to_str().unwrap(),
+        "--trace-last",
+        "1s",
+    ];
+    let out = eevdf("trace", &args, text);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("trace events to"));
+    let count = |p: &std::path::Path| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("sched_switch"))
+            .count()
+    };
+    let (n_all, n_last) = (count(&all), count(&last));
+    // A quarter of the run, give or take the first events.
+    assert!(
+        n_last * 5 < n_all * 2 && n_last * 5 > n_all,
+        "{n_last} of {n_all}"
+    );
+    let first = std::fs::read_to_string(&last).unwrap();
+    let ts = first
+        .lines()
+        .find(|l| l.contains("sched_switch"))
+        .and_then(|l| {
+            l.split_whitespace()
+                .find(|w| w.ends_with(':') && w.contains('.'))
+        })
+        .map(|w| w.trim_end_matches(':').parse::<f64>().unwrap())
+        .unwrap();
+    assert!(ts >= 2.99, "first traced event at {ts} s");
+}
