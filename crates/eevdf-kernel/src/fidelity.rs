@@ -497,7 +497,11 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
     o.push_str(
         "- Kernel: Debian's packaged image booted under QEMU `-icount shift=1` (1 guest \
          instruction = 2 ns), the guest runner measuring with real threads; one run per \
-         seed (QEMU `-seed` and the scenario's start offsets).\n\
+         seed (QEMU `-seed` and the scenario's start offsets). The guest delays its \
+         window so the kernel's first tick (ticks sit at multiples of `TICK_NSEC`) comes \
+         where the simulation has it, and starts hogs without timer slack: the tick's \
+         phase against cyclictest's timer decides whether a waiting hog's deadline beats \
+         cyclictest's (6.12 ct-4hog: p99 57 or 980 us by seed, on both sides).\n\
          - Simulator: the same scenario with the kernel's read-back features line, \
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
          v7.2 for 7.x), one run per seed.\n\

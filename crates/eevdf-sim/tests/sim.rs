@@ -421,3 +421,40 @@ fn a_little_cpu_takes_longer_for_the_same_work() {
     assert!((340..=375).contains(&ratio), "little/prime = {ratio}%");
     assert!(little.wakeups * 100 < prime.wakeups * 85, "{little:?}");
 }
+
+#[test]
+fn a_thread_starts_by_a_wakeup_with_a_full_slice() {
+    // Threads exist before the window and are released at their start,
+    // as in a kernel run: the first enqueue is ENQUEUE_WAKEUP, so
+    // PLACE_DEADLINE_INITIAL's half slice does not apply. Two hogs from
+    // t=0 with HZ=1000 (ticks every 1 ms) and a 3 ms slice: the first
+    // switch between them comes when the first one's whole slice ends.
+    let mut c = cfg(1, 1000, 1, &["NO_HRTICK"]);
+    c.sysctl.base_slice_ns = Some(3 * MS);
+    c.tasks = vec![hog("a", 0, None), hog("b", 0, None)];
+    c.costs = Costs {
+        switch_ns: 0,
+        wake_ns: 0,
+        migrate_ns: 0,
+    };
+    let mut sim = eevdf_sim::Sim::new(c);
+    sim.record_trace();
+    sim.run_until(20 * MS);
+    let switches: Vec<u64> = sim
+        .take_trace()
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            eevdf_sim::trace::TraceEvent::Switch {
+                ts,
+                prev: Some(_),
+                next: Some(_),
+                ..
+            } => Some(*ts),
+            _ => None,
+        })
+        .collect();
+    let first = switches[0];
+    // Fork semantics would end it at the first tick past 1.5 ms.
+    assert!(first >= 3 * MS, "first hog-to-hog switch at {first} ns");
+}
