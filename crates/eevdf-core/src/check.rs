@@ -1,4 +1,4 @@
-//! Invariants of spec §14 (1-3, 5, 7, 12, 13), checked from scratch.
+//! Invariants of docs/model.md §9 (1-3, 5, 7, 12, 13), checked from scratch.
 //! Debug builds run [`Rq::check_invariants`] after every public operation
 //! on small queues; tests call it directly.
 

@@ -1,7 +1,7 @@
 //! Placement and queue membership: `place_entity`, `update_entity_lag`,
 //! `enqueue_entity`/`dequeue_entity`, the hierarchy walks
 //! `enqueue_task_fair`/`dequeue_entities`, delayed dequeue and its
-//! requeue (spec §6, §7, §12.1b), and `reweight_entity` (§6.3).
+//! requeue (docs/model.md §3.2, §3.7), and `reweight_entity` (§3.2).
 
 use crate::entity::{CfsRqId, EntityId};
 use crate::features::{DelayLag, LagClamp};
@@ -90,7 +90,7 @@ pub enum DequeueResult {
 }
 
 impl Rq {
-    /// `update_entity_lag` (spec §6.1, §7.2): saves the clamped lag and
+    /// `update_entity_lag` (docs/model.md §3.2, §3.7): saves the clamped lag and
     /// reports whether clamping (or the delayed-entity rules) changed it,
     /// i.e. whether `V - vlag != vruntime`.
     pub(crate) fn update_entity_lag(&mut self, q: CfsRqId, id: EntityId) -> bool {
@@ -118,7 +118,7 @@ impl Rq {
         vlag != raw
     }
 
-    /// `place_entity` (spec §6.2).
+    /// `place_entity` (docs/model.md §3.2).
     pub(crate) fn place_entity(&mut self, q: CfsRqId, id: EntityId, flags: EnqueueFlags) {
         let v = self.avg_vruntime(q);
         let base = self.config.base_slice_ns;
@@ -459,7 +459,7 @@ impl Rq {
         true
     }
 
-    /// `reweight_entity` (spec §6.3): change an entity's weight, keeping
+    /// `reweight_entity` (docs/model.md §3.2): change an entity's weight, keeping
     /// w*lag and the relative deadline (and a running protection).
     pub fn reweight_entity(&mut self, id: EntityId, weight: crate::weight::LoadWeight) {
         let q = self.se(id).cfs_rq;

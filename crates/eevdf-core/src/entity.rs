@@ -1,4 +1,4 @@
-//! Scheduling entities (`struct sched_entity`, spec §1) and their ids.
+//! Scheduling entities (`struct sched_entity`, docs/model.md §2) and their ids.
 
 use crate::tree::NodeRef;
 use crate::weight::LoadWeight;
@@ -38,7 +38,7 @@ impl Policy {
     }
 }
 
-/// Lower and upper clamp of a custom slice (`sched_setattr`, spec §1.4).
+/// Lower and upper clamp of a custom slice (`sched_setattr`, docs/model.md §2).
 pub const SLICE_MIN_NS: u64 = 100_000;
 pub const SLICE_MAX_NS: u64 = 100_000_000;
 

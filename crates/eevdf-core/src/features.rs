@@ -1,7 +1,7 @@
 //! Sched features: kernel profiles, `SCHED_FEAT` booleans and the seed-patch
-//! toggles, set with debugfs-style tokens (spec §10, §5.2).
+//! toggles, set with debugfs-style tokens (docs/model.md §8).
 //!
-//! The effective configuration is a [`Profile`]'s defaults (spec §0.2) with
+//! The effective configuration is a [`Profile`]'s defaults (docs/model.md §8) with
 //! tokens applied on top, in order. A boolean is written `NAME` (on) or
 //! `NO_NAME` (off); an enum is written `NAME=VALUE`. Names use the kernel's
 //! `SCHED_FEAT` spelling and are case-sensitive; enum values are not. Every
@@ -104,7 +104,7 @@ macro_rules! value_enum {
 }
 
 value_enum! {
-    /// The vprot rule in `set_protect_slice` (spec §5.1, §5.2).
+    /// The vprot rule in `set_protect_slice` (docs/model.md §3.5, §8).
     ProtSet {
         /// min(deadline, vruntime + min_slice/w) (~6.17 → 7.1).
         Mainline => "MAINLINE",
@@ -122,7 +122,7 @@ value_enum! {
 }
 
 value_enum! {
-    /// The vprot rule in `update_protect_slice` (spec §5.2).
+    /// The vprot rule in `update_protect_slice` (docs/model.md §8).
     ProtUpdate {
         /// min(vprot, vruntime + min_slice/w).
         Mainline => "MAINLINE",
@@ -134,7 +134,7 @@ value_enum! {
 }
 
 value_enum! {
-    /// Which wakeup-preemption / next-buddy code runs (spec §8).
+    /// Which wakeup-preemption / next-buddy code runs (docs/model.md §3.6).
     NbMode {
         /// v6.12–6.18: unconditional `set_next_buddy`, pick-based preemption.
         Legacy => "legacy",
@@ -146,7 +146,7 @@ value_enum! {
 }
 
 value_enum! {
-    /// The runtime `preempt_sync` compares with its threshold (spec §8.3 step 11).
+    /// The runtime `preempt_sync` compares with its threshold (docs/model.md §3.6).
     NbSyncDelta {
         /// `rq_clock_task − exec_start`, as written (≈ 0 after `update_curr`).
         ExecStart => "exec_start",
@@ -156,7 +156,7 @@ value_enum! {
 }
 
 value_enum! {
-    /// The lag clamp in `update_entity_lag` (spec §6.1).
+    /// The lag clamp in `update_entity_lag` (docs/model.md §3.2).
     LagClamp {
         /// `max(2·slice, TICK_NSEC)` (v6.6 … 6.19).
         TwoSliceTick => "2slice_tick",
@@ -179,7 +179,7 @@ value_enum! {
 }
 
 value_enum! {
-    /// Lag handling of a delayed entity that wakes (spec §7.2).
+    /// Lag handling of a delayed entity that wakes (docs/model.md §3.7).
     DelayLag {
         /// 6.12–7.0: under DELAY_ZERO, re-place only when vlag > 0.
         V6_12 => "v6.12",
@@ -267,7 +267,7 @@ pub struct Features {
     pub delay_lag: DelayLag,
     /// `HRTICK_ARM`: the HRTICK timer's length.
     pub hrtick_arm: HrtickArm,
-    /// `normalized_sysctl_sched_base_slice` in ns (spec §1.3).
+    /// `normalized_sysctl_sched_base_slice` in ns (docs/model.md §2).
     pub normalized_base_slice_ns: u64,
 }
 
@@ -278,7 +278,7 @@ impl Default for Features {
 }
 
 impl Features {
-    /// Mainline v7.1 (spec §10 defaults; PS_CLEAR_BUDDY merged).
+    /// Mainline v7.1 (docs/model.md §8 defaults; PS_CLEAR_BUDDY merged).
     const MAINLINE: Features = Features {
         place_lag: true,
         place_deadline_initial: true,
@@ -321,7 +321,7 @@ impl Features {
         normalized_base_slice_ns: 700_000,
     };
 
-    /// The defaults of a kernel profile (spec §0.2, §10).
+    /// The defaults of a kernel profile (docs/model.md §8).
     pub const fn for_profile(p: Profile) -> Features {
         let m = Self::MAINLINE;
         match p {
@@ -375,7 +375,7 @@ impl Features {
 
     /// `sysctl_sched_base_slice` under the default LOG tunable scaling:
     /// normalized × (1 + ilog2(min(nr_cpus, 8))), 0 CPUs counted as 1
-    /// (spec §1.3).
+    /// (docs/model.md §2).
     pub fn base_slice_ns(&self, nr_cpus: u32) -> u64 {
         let factor = 1 + u64::from(nr_cpus.clamp(1, 8).ilog2());
         self.normalized_base_slice_ns * factor

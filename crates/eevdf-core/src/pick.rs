@@ -1,4 +1,4 @@
-//! Picking and switching: `pick_eevdf` (spec §4), `pick_next_entity`,
+//! Picking and switching: `pick_eevdf` (docs/model.md §3.4), `pick_next_entity`,
 //! `pick_task_fair` + `pick_next_task_fair`'s put/set walk,
 //! `set_next_entity`/`put_prev_entity`, and the buddies.
 //!
@@ -74,7 +74,7 @@ pub struct PickOutcome {
 }
 
 impl Rq {
-    /// `pick_eevdf(cfs_rq, protect)`, spec §4 (7.1 order).
+    /// `pick_eevdf(cfs_rq, protect)`, docs/model.md §3.4 (7.1 order).
     pub fn pick_eevdf(&self, q: CfsRqId, protect: bool) -> Option<(EntityId, PickReason)> {
         let cfs = self.cfs(q);
         let f = self.features();

@@ -1,5 +1,5 @@
 //! Slice protection: `set_protect_slice`, `update_protect_slice`,
-//! `protect_slice`, `cancel_protect_slice` (spec §5.1) and every seed
+//! `protect_slice`, `cancel_protect_slice` (docs/model.md §3.5) and every seed
 //! variant of §5.2.
 //!
 //! `PROT_SET` chooses how a fresh window is set at switch-in and
@@ -174,7 +174,7 @@ impl Rq {
         self.se_mut(id).vprot = vtime_min(old, new);
     }
 
-    /// Invariant 6 of spec §14 (mainline rule): vprot within
+    /// Invariant 6 of docs/model.md §9 (mainline rule): vprot within
     /// [vruntime, deadline] and at most one quantum past vruntime.
     #[cfg(debug_assertions)]
     fn check_protection_bound(&self, q: CfsRqId, id: EntityId) {

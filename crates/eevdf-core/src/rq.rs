@@ -1,4 +1,4 @@
-//! One CPU's fair class: the queues (`struct cfs_rq`, spec §2), the
+//! One CPU's fair class: the queues (`struct cfs_rq`, docs/model.md §3.1), the
 //! entity arena, the virtual clock V (`avg_vruntime`) and the exact
 //! eligibility test (`entity_eligible`, §2.3).
 //!
@@ -29,7 +29,7 @@ pub struct RqConfig {
     /// `sysctl_sched_migration_cost` (preempt_sync threshold).
     pub migration_cost_ns: u64,
     /// `LAG_DECAY_SLEEP`: positive lag decays linearly to zero over this
-    /// sleep length (the patch's exact curve is not published; spec §5.2).
+    /// sleep length (the patch's exact curve is not published; docs/model.md §8).
     pub lag_decay_ns: u64,
     /// `dynamic_preempt_lazy()`: `resched_curr_lazy` sets
     /// `TIF_NEED_RESCHED_LAZY` instead of `TIF_NEED_RESCHED`.

@@ -1,5 +1,5 @@
 //! Accounting and time-driven rescheduling: `update_curr`,
-//! `update_deadline` (spec §3), `task_tick_fair` and HRTICK (§9).
+//! `update_deadline` (docs/model.md §3.3), `task_tick_fair` and HRTICK (§3.8).
 
 use crate::entity::{CfsRqId, EntityId};
 use crate::features::{HrtickArm, ProtSet};
@@ -29,7 +29,7 @@ impl Rq {
 
     /// `update_curr`: charges curr for the time since `exec_start` and
     /// asks for a reschedule when its request is done or its protection
-    /// is over (spec §3).
+    /// is over (docs/model.md §3.3).
     pub(crate) fn update_curr(&mut self, q: CfsRqId) {
         let Some(id) = self.cfs(q).curr else {
             return;

@@ -1,6 +1,6 @@
 //! The runqueue timeline: a red-black tree keyed by virtual deadline and
 //! augmented with subtree `min_vruntime`, `min_slice` and `max_slice`
-//! (spec §2.4, fair.c `tasks_timeline` with `min_vruntime_cb`).
+//! (docs/model.md §3.1, fair.c `tasks_timeline` with `min_vruntime_cb`).
 //!
 //! It follows the classic red-black insert/erase algorithms that
 //! lib/rbtree.c implements, so the same sequence of insertions and
@@ -136,7 +136,7 @@ impl Timeline {
         })
     }
 
-    /// The heap search of `pick_eevdf` (spec §4 step 6): the leftmost
+    /// The heap search of `pick_eevdf` (docs/model.md §3.4): the leftmost
     /// (earliest-deadline, earliest-inserted) item for which `eligible`
     /// holds, descending into a left subtree only when its
     /// `min_vruntime` is eligible. O(log n).

@@ -1,4 +1,4 @@
-//! Wakeup preemption: `wakeup_preempt_fair` (spec §8) in the mainline
+//! Wakeup preemption: `wakeup_preempt_fair` (docs/model.md §3.6) in the mainline
 //! 7.1 form, the 6.12-6.18 legacy form (`NB_MODE=legacy`) and the 6.19-rc1
 //! form (`NB_MODE=mel_v5`), with the seed toggles of §5.2 and §8.4.
 //!

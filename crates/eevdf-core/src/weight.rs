@@ -1,5 +1,5 @@
 //! Nice levels, load weights and the kernel's fixed-point division
-//! (spec §1.1).
+//! (docs/model.md §2).
 //!
 //! `calc_delta_fair` reproduces `__calc_delta` bit for bit: the inverse
 //! weight is a 32-bit reciprocal (`sched_prio_to_wmult` for tasks,

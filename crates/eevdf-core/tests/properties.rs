@@ -1,7 +1,7 @@
 //! Property tests: random sequences of enqueue, sleep, wakeup, tick, pick,
 //! reweight and slice changes, under random kernel profiles and feature
 //! sets, with one level of task groups. After every operation the engine
-//! must satisfy spec §14 invariants 1-9, 12 and 13 (checked from scratch
+//! must satisfy docs/model.md §9 invariants 1-9, 12 and 13 (checked from scratch
 //! by `check_invariants` plus the operation-specific checks below).
 
 use eevdf_core::features::{ProtSet, ProtUpdate};

@@ -1,4 +1,4 @@
-//! Seed directions on seed machines (issue "SMP" item 5, spec §13):
+//! Seed directions on seed machines (issue "SMP" item 5, docs/model.md §6):
 //! short runs that must move the way the seed threads' tables move.
 //! Directions the model does not reproduce are listed in ARCHITECTURE.md
 //! ("Seed directions") with the reason, rather than forced here.

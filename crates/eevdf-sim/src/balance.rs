@@ -1,4 +1,4 @@
-//! Load balancing and wakeup placement glue (spec §11.1, §11.4): the
+//! Load balancing and wakeup placement glue (docs/model.md §5): the
 //! simulator's side of `select_task_rq_fair` (building the
 //! [`MachineView`], `record_wakee`), migrations through the engine's
 //! dequeue/enqueue (so lag and relative deadlines follow the task),

@@ -1,5 +1,5 @@
 //! What a simulation runs: the machine, the kernel configuration, the
-//! costs and the workloads (spec §13, issue "Simulator"). Built by
+//! costs and the workloads (docs/model.md §6, issue "Simulator"). Built by
 //! `eevdf-scenario` from scenario text; plain data, `Clone`.
 
 use eevdf_core::{Features, Policy, Profile};
@@ -95,7 +95,7 @@ pub struct GroupSpec {
     pub idle: bool,
 }
 
-/// What a task does (spec §13).
+/// What a task does (docs/model.md §6).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Workload {
     /// cyclictest: an absolute periodic timer, then a tiny run.

@@ -802,7 +802,7 @@ impl Sim {
         &self.cpus[cpu as usize].rq
     }
 
-    /// Checks that every thread is where its state says (spec §14
+    /// Checks that every thread is where its state says (docs/model.md §9
     /// invariant 14, no lost wakeups): running threads are their CPU's
     /// current task; runnable ones are queued and not delayed; sleeping
     /// ones are off the queue or delayed; each thread's entity lives on

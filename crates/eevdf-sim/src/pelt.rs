@@ -1,4 +1,4 @@
-//! PELT-style averages (per-entity load tracking, spec §11.3/§11.4):
+//! PELT-style averages (per-entity load tracking, docs/model.md §5):
 //! geometric averages with a half-life of 32 periods of 1024 µs, in the
 //! kernel's 1024 scale. Used for CPU utilisation (SIS_UTIL, wake_affine,
 //! fit tests, EAS) and load (load balancing, group shares).

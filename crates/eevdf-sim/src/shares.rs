@@ -1,5 +1,5 @@
 //! Ideal proportional shares: what EEVDF converges to for always-runnable
-//! tasks on one CPU (spec §14 invariant 10). The simulator's long-run
+//! tasks on one CPU (docs/model.md §9 invariant 10). The simulator's long-run
 //! share tests compare measured service against these figures.
 
 use eevdf_core::nice_to_weight;

@@ -1,5 +1,5 @@
 //! Machine topology, CPU capacities, NUMA distances, Linux-style sched
-//! domains and a small energy model (spec §11.2, §11.3, §11.5, §11.6).
+//! domains and a small energy model (docs/model.md §5).
 //!
 //! A [`MachineSpec`] (flat SMP, a named seed machine or an explicit
 //! [`CustomMachine`]) is turned into a [`Topology`]: one [`CpuTopo`] per
@@ -391,7 +391,7 @@ pub struct SchedDomain {
 /// Energy model of one performance domain (for EAS): `opps` are
 /// `(capacity at that OPP, cost)`, strictly increasing in both. `cost` is
 /// the OPP's estimated power in µW, so a PD's energy is proportional to
-/// `Σ util_i × cost / capacity` (spec §11.6; the kernel's
+/// `Σ util_i × cost / capacity` (docs/model.md §5; the kernel's
 /// `em_perf_state.cost` is `10 × power / performance`, the same ratio).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PerfDomain {

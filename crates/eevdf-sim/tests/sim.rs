@@ -1,5 +1,5 @@
 //! What one CPU can show (issue "Simulator" item 7) and the long-run
-//! invariants 10 and 11 of spec §14, on short runs.
+//! invariants 10 and 11 of docs/model.md §9, on short runs.
 
 use eevdf_core::{FeatureSet, Policy, Profile};
 use eevdf_sim::{simulate, Costs, GroupSpec, SimConfig, SimResult, TaskSpec, Workload};

@@ -1,4 +1,4 @@
-//! Property test for spec §14 invariant 14 (no lost wakeups) on SMP
+//! Property test for docs/model.md §9 invariant 14 (no lost wakeups) on SMP
 //! machines: random workloads on random topologies, random features;
 //! every few milliseconds each thread must be where its state says, and
 //! every runqueue must pass its invariant check.

@@ -17,7 +17,7 @@ struct Series {
     names: &'static [&'static str],
 }
 
-/// The seed threads' toggles (spec §5.2), by series.
+/// The seed threads' toggles (docs/model.md §8), by series.
 const SERIES: &[Series] = &[
     Series {
         subject: "[PATCH] sched/eevdf: clear buddies for preempt_short",

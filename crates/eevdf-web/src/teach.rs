@@ -1,4 +1,4 @@
-//! Teaching mode (spec §2-§8): step a simulation event by event or pick
+//! Teaching mode (docs/model.md §3): step a simulation event by event or pick
 //! by pick, look at one CPU's queues in virtual time, and read why each
 //! pick and wakeup went the way it did. The reasons are the engine's
 //! (`Rq::last_pick`, `Rq::last_wakeup`); this module only puts names and
