@@ -90,6 +90,9 @@ try {
       );
       const big = await page.$eval('[data-testid=scenario-error]', (el) => el.textContent);
       check(big.includes('over the limit of 16384'), `over-budget error ${big}`);
+      // The error shows before the worker has loaded; let it load, so
+      // closing the page aborts no request.
+      await page.waitForLoadState('networkidle');
       await page.evaluate(() => localStorage.clear());
     }
     if (problems.length) {
