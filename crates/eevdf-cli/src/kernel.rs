@@ -345,7 +345,8 @@ fn fidelity_doc(refs: &Path, out: &Path, page_data: &Path) -> Result<(), Failure
     let write = |p: &Path, text: String| {
         std::fs::write(p, text).map_err(|e| Failure::Run(format!("{}: {e}", p.display())))
     };
-    write(out, fidelity::markdown(&judged, &verdicts))?;
+    let why = std::fs::read_to_string(refs.join("why.md")).unwrap_or_default();
+    write(out, fidelity::markdown_with(&judged, &verdicts, &why))?;
     write(
         &refs.join("known-disagreements.txt"),
         fidelity::known_text(&verdicts),

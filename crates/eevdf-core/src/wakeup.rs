@@ -194,6 +194,11 @@ impl Rq {
         if curr == p {
             return no(WakeupReason::AlreadyCurr);
         }
+        // 6.12-6.18 nominate the buddy before anything can end the
+        // check (6.12.95 check_preempt_wakeup_fair; decision 37).
+        if f.nb_mode == NbMode::Legacy && f.next_buddy && !wf.fork && !self.se(p).sched_delayed {
+            self.set_next_buddy(p);
+        }
         // wakeup_preempt_fair tests TIF_NEED_RESCHED only: a pending lazy
         // request does not stop a wakeup preemption check (7.2).
         let pending = self.need_resched();
@@ -202,9 +207,6 @@ impl Rq {
         }
         if !f.wakeup_preemption {
             return no(WakeupReason::FeatureOff);
-        }
-        if f.nb_mode == NbMode::Legacy && f.next_buddy && !wf.fork && !self.se(p).sched_delayed {
-            self.set_next_buddy(p);
         }
         let (se, pse) = self.find_matching_se(curr, p);
         let q = self.se(se).cfs_rq;

@@ -482,6 +482,12 @@ fn count(verdicts: &[Verdict], what: &str, series: Option<&str>) -> (usize, usiz
 /// `docs/fidelity.md`: method, headline, then per row and kernel the
 /// level table (every variant) and the direction table.
 pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
+    markdown_with(judged, verdicts, "")
+}
+
+/// [`markdown`] with `why` (the hand-written `tests/kernel-ref/why.md`:
+/// what explains the cells that still differ) after the headline.
+pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> String {
     let mut o = String::new();
     o.push_str("# Fidelity: the simulator against real kernels\n\n");
     o.push_str(
@@ -536,6 +542,10 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
         ));
     }
     o.push('\n');
+    if !why.trim().is_empty() {
+        o.push_str(why.trim_end());
+        o.push_str("\n\n");
+    }
     for row in &ROWS {
         let of_row: Vec<&Judged> = judged
             .iter()
