@@ -14,23 +14,29 @@ use eevdf_scenario::scenario::Scenario;
 /// Timing-sensitive: one run at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// CPU time of every CPU, and of this process (all its threads).
-fn busy() -> (u64, u64) {
+/// Now, the idle time of every CPU (`/proc/stat` gives idle, not busy
+/// time), the number of CPUs, and this process's CPU time.
+fn busy() -> (u64, u64, u64, u64) {
+    let ns = |t: nix::sys::time::TimeSpec| t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64;
     let stat = std::fs::read_to_string("/proc/stat").unwrap();
-    let all = parse_proc_stat(&stat).iter().map(|c| c.1).sum();
+    let cpus = parse_proc_stat(&stat);
+    let idle = cpus.iter().map(|c| c.1).sum();
     let me = nix::time::clock_gettime(nix::time::ClockId::CLOCK_PROCESS_CPUTIME_ID).unwrap();
-    (
-        all,
-        me.tv_sec() as u64 * 1_000_000_000 + me.tv_nsec() as u64,
-    )
+    let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).unwrap();
+    (ns(now), idle, cpus.len() as u64, ns(me))
 }
 
 /// Whether other processes used more than a tenth of a CPU meanwhile:
-/// exact timing bounds only hold on an otherwise idle host.
-fn host_was_busy(before: (u64, u64), duration_ns: u64) -> bool {
+/// exact timing bounds only hold on an otherwise idle host. (Until
+/// stop 23 this took idle time for busy time, so a loaded host passed
+/// as idle and an idle one as busy.)
+fn host_was_busy(before: (u64, u64, u64, u64), duration_ns: u64) -> bool {
     let after = busy();
-    let others = (after.0 - before.0).saturating_sub(after.1 - before.1);
-    let busy = others > duration_ns / 10;
+    let elapsed = (after.0 - before.0) * after.2;
+    let all_busy = elapsed.saturating_sub(after.1 - before.1);
+    let others = all_busy.saturating_sub(after.3 - before.3);
+    // /proc/stat counts in 10 ms ticks: allow two per CPU of rounding.
+    let busy = others > duration_ns / 10 + 20_000_000 * after.2;
     if busy {
         eprintln!("host busy ({others} ns of other work): loose bounds");
     }
