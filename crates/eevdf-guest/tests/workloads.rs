@@ -120,7 +120,8 @@ fn periodic_activations_relative_and_absolute() {
         "duration 1s\ntask rt kind=periodic run=1ms period=10ms\n",
     );
     let n = samples(&r.threads[0]);
-    let low = if busy { 50 } else { 99 };
+    // As the timer test: an idle virtual machine loses a few periods.
+    let low = if busy { 50 } else { 95 };
     assert!((low..=101).contains(&n), "{n}");
 }
 
