@@ -653,6 +653,11 @@ impl Sim {
         self.threads[tid].cpu
     }
 
+    /// Whether a thread is queued on its CPU (runnable, not running).
+    pub fn thread_queued(&self, tid: usize) -> bool {
+        self.threads[tid].state == State::Runnable
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Nanos> {
         self.q.peek_time()

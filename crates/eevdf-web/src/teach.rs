@@ -410,7 +410,20 @@ impl Teacher {
         self.cpu = waited_on;
         self.log_trace();
         self.at = target;
-        let moment = if waited_on == w.cpu {
+        let moment = if !self.sim.thread_queued(w.tid) {
+            // Woken onto another CPU, it waited in the wakeup path (the
+            // wake and migration costs) and is enqueued as it is picked.
+            self.cpu = w.cpu;
+            let from = if waited_on == w.cpu {
+                String::new()
+            } else {
+                format!(" from CPU{waited_on}")
+            };
+            format!(
+                "just before CPU{} ran it: it was still on its way there{from}, in the wakeup",
+                w.cpu
+            )
+        } else if waited_on == w.cpu {
             format!("just before CPU{} picked it", w.cpu)
         } else {
             format!(
@@ -683,6 +696,16 @@ mod tests {
                 .nth(1)
                 .and_then(|r| r.split(' ').next())
                 .unwrap();
+            if note.contains("on its way there") {
+                // Still in the wakeup: not queued yet; the picker runs
+                // it at the next event.
+                let picker = v.cpu;
+                moved += usize::from(note.contains("there from CPU"));
+                let after = t.command(&TeachCmd::NextPick).unwrap();
+                assert_eq!(after.running.as_deref(), Some(name), "{preset}: {note}");
+                assert_eq!(after.cpu, picker, "{preset}: {note}");
+                continue;
+            }
             let queued = v
                 .queues
                 .iter()

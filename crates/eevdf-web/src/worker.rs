@@ -785,9 +785,10 @@ mod tests {
         assert_eq!(ct.points.last().unwrap().1, 1.0);
         // Two rt-app tasks at 8177/(8177+17777) duty and a 20 us timer:
         // at most about 63 % of the one CPU, less by what the rt tasks
-        // wait (they sleep a fixed time after each run).
+        // wait (they sleep a fixed time after each run; engine 0.2, where
+        // threads start by a wakeup: 52.3 %).
         let total: f64 = live.rows.iter().map(|r| r.share).sum();
-        assert!((55.0..=66.0).contains(&total), "{total}");
+        assert!((45.0..=66.0).contains(&total), "{total}");
     }
 
     /// On one CPU the timeline's segments never overlap.
