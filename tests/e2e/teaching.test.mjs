@@ -58,7 +58,11 @@ try {
   const note = await page.textContent('[data-testid=teach-note]');
   check(note.includes('worst wakeup'), `jump note: ${note}`);
   const ct = await page.$$eval('svg.vaxis g.ent', (gs) => gs.map((g) => g.dataset.entity));
-  check(ct.some((n) => n.startsWith('ct.')), `ct on the axis at its worst wakeup: ${ct}`);
+  // A worst wakeup onto an idle CPU waited in the wakeup path (its costs)
+  // and is enqueued as it is picked: then the note says so instead.
+  const inWakeup = note.includes('on its way there');
+  check(inWakeup || ct.some((n) => n.startsWith('ct.')), `ct on the axis at its worst wakeup: ${ct} (${note})`);
+  console.log(`  worst wakeup: ${note}`);
   await page.screenshot({ path: 'target/e2e/teaching-jump.png', fullPage: true });
 
   // A sample clicked on the latency CDF: the end of ct's curve.
