@@ -8,6 +8,8 @@
 use std::time::Duration;
 
 use eevdf_scenario::guest::{GuestReport, BEGIN_MARK, END_MARK};
+use eevdf_scenario::scenario::{Scenario, DEFAULT_HB_MSG_NS};
+use eevdf_sim::Workload;
 use serde::Deserialize;
 
 use crate::guest_bin::GuestBinary;
@@ -221,6 +223,79 @@ impl Calibration {
             dur(d.recv_ns)
         ));
         o
+    }
+}
+
+/// The costs `eevdf kernel calibrate` measured in one kernel's guest:
+/// what the simulator's twin of a kernel run (`run::sim_twin`) charges,
+/// so that it models the QEMU machine the kernel ran on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuestCosts {
+    /// The series (`6.12`, `7.2`) whose guest was measured.
+    pub series: &'static str,
+    pub switch_ns: u64,
+    pub wake_ns: u64,
+    /// hackbench's 100-byte pipe write and read.
+    pub send_ns: u64,
+    pub recv_ns: u64,
+}
+
+/// Measured on this project's QEMU (`-icount shift=1`, one CPU) with
+/// `eevdf kernel calibrate --kernel 6.12` and `--kernel 7.2` (medians;
+/// 6.12.95+deb12, 7.2.13+deb14). Rerun it after a QEMU or kernel bump.
+pub const GUEST_COSTS: [GuestCosts; 2] = [
+    GuestCosts {
+        series: "6.12",
+        switch_ns: 4_762,
+        wake_ns: 3_677,
+        send_ns: 2_448,
+        recv_ns: 2_319,
+    },
+    GuestCosts {
+        series: "7.2",
+        switch_ns: 5_244,
+        wake_ns: 3_299,
+        send_ns: 2_080,
+        recv_ns: 1_912,
+    },
+];
+
+/// The measured costs of the series a release (`6.12.95+deb12-...`)
+/// belongs to.
+pub fn guest_costs(release: &str) -> Option<GuestCosts> {
+    GUEST_COSTS.iter().copied().find(|g| {
+        release
+            .strip_prefix(g.series)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit()))
+    })
+}
+
+impl GuestCosts {
+    /// Charges these costs where the scenario keeps the defaults: the
+    /// machine's `switch` and `wake` costs, and each hackbench task's
+    /// `send` and `recv`. A scenario's own values stay.
+    pub fn apply(&self, sc: &mut Scenario) {
+        let d = sc.machine.default_costs();
+        let c = &mut sc.sim.costs;
+        if c.switch_ns == d.switch_ns {
+            c.switch_ns = self.switch_ns;
+        }
+        if c.wake_ns == d.wake_ns {
+            c.wake_ns = self.wake_ns;
+        }
+        for t in &mut sc.sim.tasks {
+            if let Workload::Hackbench {
+                send_ns, recv_ns, ..
+            } = &mut t.workload
+            {
+                if *send_ns == DEFAULT_HB_MSG_NS {
+                    *send_ns = self.send_ns;
+                }
+                if *recv_ns == DEFAULT_HB_MSG_NS {
+                    *recv_ns = self.recv_ns;
+                }
+            }
+        }
     }
 }
 

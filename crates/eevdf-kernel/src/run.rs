@@ -298,6 +298,9 @@ pub fn sim_twin(
     if let Some(hz) = hz {
         sc.set(&format!("hz={hz}")).map_err(|e| e.to_string())?;
     }
+    if let Some(g) = crate::calibrate::guest_costs(release) {
+        g.apply(&mut sc);
+    }
     Ok(sc)
 }
 

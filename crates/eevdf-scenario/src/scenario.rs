@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! eevdf-scenario v1
-//! engine 0.2
+//! engine 0.3
 //! machine smp4
 //! kernel v7.2
 //! hz 250
@@ -42,7 +42,7 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
-pub const ENGINE_VERSION: &str = "0.2";
+pub const ENGINE_VERSION: &str = "0.3";
 
 /// `engine` (a checked `X.Y`) is older than `major.minor`.
 pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
@@ -74,7 +74,7 @@ const MAX_COUNT: u64 = 4096;
 const DEFAULT_TIMER_RUN: Nanos = 20 * US;
 const DEFAULT_HB_GROUPS: u32 = 1;
 const DEFAULT_HB_FDS: u32 = 20;
-const DEFAULT_HB_MSG_NS: Nanos = 2 * US;
+pub const DEFAULT_HB_MSG_NS: Nanos = 2 * US;
 /// Messages a pipe holds: 16 pages of 4 KiB with 100-byte writes.
 const DEFAULT_HB_PIPE_MSGS: u32 = 655;
 /// Messages a socket holds: a 208 KiB buffer at a 768-byte skb truesize
@@ -2227,7 +2227,7 @@ end
         assert!(sim.tasks.is_empty() && sim.groups.is_empty());
         assert_eq!(
             s.to_text(),
-            "eevdf-scenario v1\nengine 0.2\nmachine up\nkernel v7.2\nhz 250\n\
+            "eevdf-scenario v1\nengine 0.3\nmachine up\nkernel v7.2\nhz 250\n\
              duration 10s\nseed 1\nend\n"
         );
         // Machine may come after the tasks; features before the kernel.
@@ -2351,7 +2351,7 @@ end
 ";
         assert!(printed.ends_with(expected_tail), "{printed}");
         assert!(printed.starts_with(
-            "eevdf-scenario v1\nengine 0.2\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
+            "eevdf-scenario v1\nengine 0.3\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
              duration 1500ms\nseed 18446744073709551615\n"
         ));
         let back = Scenario::parse(&printed).unwrap();

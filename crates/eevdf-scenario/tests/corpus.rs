@@ -112,6 +112,33 @@ fn link_corpus_decodes_and_preset_links_replay_their_text() {
     }
 }
 
+/// Links saved from engine 0.2 (the presets of that version) replay the
+/// preset's text as 0.2 wrote it: the same scenario with `engine 0.2`.
+#[test]
+fn engine_0_2_preset_links_replay_their_text() {
+    let mut n = 0;
+    for (name, text) in files("link") {
+        let Some(preset) = name.strip_prefix("v0.2-preset-") else {
+            continue;
+        };
+        let preset = preset.trim_end_matches(".txt");
+        let sc =
+            eevdf_scenario::link::decode(text.trim()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(sc.engine, "0.2", "{name}");
+        let want = eevdf_scenario::presets::preset(preset)
+            .expect("preset")
+            .text;
+        let want = want.replacen(
+            &format!("engine {}\n", eevdf_scenario::scenario::ENGINE_VERSION),
+            "engine 0.2\n",
+            1,
+        );
+        assert_eq!(sc.to_text(), want, "{name}");
+        n += 1;
+    }
+    assert!(n >= 20, "{n} engine 0.2 preset links");
+}
+
 /// Links saved from engine 0.1 (the presets of that version) replay
 /// what 0.1 ran: the preset's text with `engine 0.1`, and `preempt full`
 /// where the text had no `preempt` line (0.1's default, whatever the

@@ -92,14 +92,17 @@ end
 }
 
 /// Seed 004 (Ryan, Graviton3): hackbench with many groups loses
-/// throughput on 6.19-rc1 (NEXT_BUDDY on) against 6.18.
+/// throughput on 6.19-rc1 (NEXT_BUDDY on) against 6.18; the thread's
+/// number is process-pipes-12, -19.89 %. Since the pipes wake their
+/// readers where `pipe_write()` does, the simulator's loss is -1.6 % at
+/// 12 groups; at 7 groups it gains 1.0 %.
 #[test]
 fn hackbench_many_groups_loses_with_6_19_on_graviton3() {
     let text = "eevdf-scenario v1
 machine graviton3
 hz 250
 duration 2s
-task hb kind=hackbench groups=7 ipc=pipe
+task hb kind=hackbench groups=12 ipc=pipe
 end
 ";
     let tput = |k: &str| {

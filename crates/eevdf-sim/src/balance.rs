@@ -401,6 +401,7 @@ impl Sim {
         c.misfit = false;
         self.threads[tid].state = State::Runnable;
         self.threads[tid].last_ran = now;
+        self.hackbench_preempted(tid, now);
         self.migrate_runnable(tid, dst, now);
         self.switch(src, now);
     }

@@ -9,6 +9,7 @@
 pub mod config;
 pub mod cost;
 pub mod event;
+pub mod hackbench;
 pub mod machine;
 pub mod metrics;
 pub mod pelt;

@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
 use crate::event::EventQueue;
+use crate::hackbench::{self, Pipe};
 use crate::metrics::LatencyHist;
 use crate::pelt::Pelt;
 use crate::placement::LlcState;
@@ -23,9 +24,7 @@ use crate::result::{
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
 use crate::trace::{PrevState, Trace, TraceEvent, TraceTask};
-use crate::workload::{
-    wall_for_work, work_in_wall, Pipe, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS,
-};
+use crate::workload::{wall_for_work, work_in_wall, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
 
 #[path = "balance.rs"]
 pub mod balance;
@@ -189,6 +188,8 @@ pub struct Sim {
     threads: Vec<Thread>,
     groups: Vec<Group>,
     pipes: Vec<Pipe>,
+    /// Reused buffer for the threads a pipe operation wakes.
+    woken: Vec<Tid>,
     events: u64,
     /// Events after which the run stops (`max_events`, or the cost
     /// model's default), and where it stopped if it did.
@@ -319,6 +320,7 @@ impl Sim {
             threads: Vec::new(),
             groups,
             pipes: Vec::new(),
+            woken: Vec::new(),
             events: 0,
             budget,
             stopped_at: None,
@@ -408,24 +410,27 @@ impl Sim {
                     loops,
                     send_ns,
                     recv_ns,
+                    pipe,
                     pipe_msgs,
                     ..
                 } => {
                     let fds = (*fds).max(1) as usize;
                     let first_tid = self.threads.len();
+                    let kind = if *pipe {
+                        hackbench::Kind::Pipe {
+                            pages: hackbench::pipe_pages(*pipe_msgs),
+                        }
+                    } else {
+                        hackbench::Kind::Socket {
+                            capacity: u64::from((*pipe_msgs).max(1)),
+                        }
+                    };
                     for _g in 0..(*groups).max(1) {
                         let base = first_tid + roles.len();
                         // Receivers come after the group's senders.
                         let pipe_base = self.pipes.len();
                         for r in 0..fds {
-                            self.pipes.push(Pipe {
-                                fill: 0,
-                                capacity: u64::from((*pipe_msgs).max(1)),
-                                reader: base + fds + r,
-                                reader_waiting: false,
-                                writers_waiting: Vec::new(),
-                                directive: d,
-                            });
+                            self.pipes.push(Pipe::new(kind, base + fds + r, d));
                         }
                         let per_sender = if *loops == 0 {
                             u64::MAX
@@ -441,6 +446,7 @@ impl Sim {
                                     left: per_sender,
                                     send: (*send_ns).max(1),
                                     batch: 0,
+                                    waited: false,
                                 },
                                 spec.start_ns + rng.below(tick),
                             ));
@@ -955,7 +961,6 @@ impl Sim {
             t.remaining = first_burst(&t.role);
         }
         let eid = t.eid;
-        self.plan_hackbench(tid);
         self.pelt_cpu(cpu, now);
         let c = &mut self.cpus[cpu as usize];
         c.rq.set_clock(now);
@@ -1140,6 +1145,7 @@ impl Sim {
         if let Some(p) = prev {
             if Some(p) != next_tid && self.threads[p].state == State::Running {
                 self.threads[p].state = State::Runnable;
+                self.hackbench_preempted(p, now);
             }
         }
         let c = &mut self.cpus[cpu as usize];
@@ -1195,6 +1201,9 @@ impl Sim {
             cost += self.cfg.costs.migrate_ns;
         }
         self.pelt_thread(tid, now);
+        if switched {
+            self.plan_hackbench(tid);
+        }
         let c = &mut self.cpus[cpu as usize];
         let start = if switched {
             now + cost
@@ -1243,60 +1252,125 @@ impl Sim {
         self.cpus[cpu as usize].owner[eid.0 as usize].expect("picked entity belongs to a thread")
     }
 
-    /// After a wakeup, a hackbench thread plans its first batch at once
-    /// (a sender: messages until a full pipe; a receiver: what is there).
+    /// A hackbench thread plans its batch when it starts running, from
+    /// the pipes as they are then (`hackbench::sender_batch`,
+    /// `receiver_batch`). Progress into an unfinished message, left by a
+    /// preemption, is kept. A batch of 0 still runs one message's work:
+    /// the write or read that finds no room or no data and sleeps.
     fn plan_hackbench(&mut self, tid: Tid) {
-        match self.threads[tid].role.clone() {
+        let (unit, batch) = match self.threads[tid].role {
+            Role::Sender { send, batch, .. } => (send, batch),
+            Role::Receiver { recv, batch, .. } => (recv, batch),
+            _ => return,
+        };
+        let t = &self.threads[tid];
+        let into = if batch > 0 {
+            batch.saturating_mul(unit).saturating_sub(t.remaining)
+        } else {
+            0
+        };
+        debug_assert!(into < unit, "progress into one message only (thread {tid})");
+        let n = match &t.role {
             Role::Sender {
                 pipe_base,
                 npipes,
                 next,
                 left,
-                send,
+                waited,
                 ..
-            } => {
-                let n = self.sender_batch(pipe_base, npipes, next, left);
-                self.threads[tid].remaining = n.max(1) * send;
-                self.threads[tid].role = Role::Sender {
-                    pipe_base,
-                    npipes,
-                    next,
-                    left,
-                    send,
-                    batch: n,
-                };
+            } => hackbench::sender_batch(
+                &self.pipes[*pipe_base..*pipe_base + *npipes],
+                *next,
+                *left,
+                *waited,
+            ),
+            Role::Receiver { pipe, left, .. } => {
+                hackbench::receiver_batch(&self.pipes[*pipe], *left)
             }
-            Role::Receiver {
-                pipe, left, recv, ..
-            } => {
-                let n = self.pipes[pipe].fill.min(left);
-                self.threads[tid].remaining = n.max(1) * recv;
-                self.threads[tid].role = Role::Receiver {
-                    pipe,
-                    left,
-                    recv,
-                    batch: n,
-                };
-            }
-            _ => {}
-        }
+            _ => unreachable!(),
+        };
+        let t = &mut self.threads[tid];
+        t.remaining = n.max(1).saturating_mul(unit).min(FOREVER) - into;
+        set_batch(&mut t.role, n);
     }
 
-    /// Messages a sender can write from receiver `next` on before it
-    /// meets a full pipe (at most one pipe's capacity).
-    fn sender_batch(&self, pipe_base: usize, npipes: usize, next: usize, left: u64) -> u64 {
-        let cap = self.pipes[pipe_base].capacity;
-        let rounds = (0..npipes)
-            .map(|k| {
-                let p = pipe_base + (next + k) % npipes;
-                let free = self.pipes[p].capacity - self.pipes[p].fill.min(self.pipes[p].capacity);
-                // Messages possible until this pipe blocks: it takes one
-                // per full round, the k-th receiver is reached at index k.
-                free * npipes as u64 + k as u64
-            })
-            .min()
-            .unwrap_or(0);
-        rounds.min(left).min(cap)
+    /// A hackbench thread switched out in the middle of its batch: the
+    /// messages it finished reach the pipe now (and wake whom they wake),
+    /// not at the end of the batch.
+    fn hackbench_preempted(&mut self, tid: Tid, now: Nanos) {
+        let (unit, batch) = match self.threads[tid].role {
+            Role::Sender { send, batch, .. } => (send, batch),
+            Role::Receiver { recv, batch, .. } => (recv, batch),
+            _ => return,
+        };
+        let done_work = batch
+            .saturating_mul(unit)
+            .saturating_sub(self.threads[tid].remaining);
+        let done = (done_work / unit).min(batch);
+        if done == 0 {
+            return;
+        }
+        self.move_messages(tid, done, now);
+        set_batch(&mut self.threads[tid].role, batch - done);
+    }
+
+    /// Writes (a sender) or reads (a receiver) `count` messages, waking
+    /// whom the pipes say; returns how many moved (a pipe another CPU
+    /// filled or drained may take fewer).
+    fn move_messages(&mut self, tid: Tid, count: u64, now: Nanos) -> u64 {
+        let mut woken = std::mem::take(&mut self.woken);
+        let moved = match &mut self.threads[tid].role {
+            Role::Sender {
+                pipe_base,
+                npipes,
+                next,
+                left,
+                waited,
+                ..
+            } => {
+                let pipes = &mut self.pipes[*pipe_base..*pipe_base + *npipes];
+                let wrote = hackbench::write_round_robin(
+                    pipes,
+                    *next,
+                    count.min(*left),
+                    *waited,
+                    &mut woken,
+                );
+                if wrote > 0 {
+                    *waited = false;
+                }
+                *next = (*next + (wrote % *npipes as u64) as usize) % *npipes;
+                if *left != u64::MAX {
+                    *left -= wrote;
+                }
+                let d = self.threads[tid].directive;
+                self.hb_messages[d] += wrote;
+                wrote
+            }
+            Role::Receiver { pipe, left, .. } => {
+                let got = self.pipes[*pipe].read_many(count.min(*left), &mut woken);
+                if *left != u64::MAX {
+                    *left -= got;
+                }
+                got
+            }
+            _ => 0,
+        };
+        let wake_cost = self.cfg.costs.wake_ns;
+        let waker = Some(self.threads[tid].cpu);
+        for w in woken.drain(..) {
+            self.q.schedule(
+                now + wake_cost,
+                Ev::Wake {
+                    tid: w,
+                    sync: true,
+                    from_task: true,
+                    waker,
+                },
+            );
+        }
+        self.woken = woken;
+        moved
     }
 
     /// The running thread finished its burst: advance its workload.
@@ -1385,121 +1459,61 @@ impl Sim {
                 self.q.schedule(next + slack, Ev::Timer { tid });
                 None
             }
-            Role::Sender {
-                pipe_base,
-                npipes,
-                mut next,
-                mut left,
-                send,
-                batch,
-            } => {
-                // Deliver the messages written by the finished burst.
-                let mut wrote = 0;
-                while wrote < batch {
-                    let p = pipe_base + next;
-                    if self.pipes[p].fill >= self.pipes[p].capacity {
-                        break;
-                    }
-                    self.pipes[p].fill += 1;
-                    if self.pipes[p].reader_waiting {
-                        self.pipes[p].reader_waiting = false;
-                        let reader = self.pipes[p].reader;
-                        self.q.schedule(
-                            now + wake_cost,
-                            Ev::Wake {
-                                tid: reader,
-                                sync: true,
-                                from_task: true,
-                                waker: Some(self.threads[tid].cpu),
-                            },
-                        );
-                    }
-                    next = (next + 1) % npipes;
-                    wrote += 1;
-                }
-                if left != u64::MAX {
-                    left -= wrote;
-                }
-                let d = self.threads[tid].directive;
-                self.hb_messages[d] += wrote;
-                if left == 0 {
-                    self.threads[tid].role = Role::Sender {
-                        pipe_base,
-                        npipes,
-                        next,
-                        left,
-                        send,
-                        batch: 0,
-                    };
-                    self.hackbench_thread_done(d, now);
-                    return None;
-                }
-                // Plan the next burst: messages until a full pipe.
-                let n = self.sender_batch(pipe_base, npipes, next, left);
-                let blocked_on = pipe_base + next;
-                self.threads[tid].role = Role::Sender {
+            Role::Sender { batch, .. } => {
+                self.move_messages(tid, batch, now);
+                let Role::Sender {
                     pipe_base,
-                    npipes,
                     next,
                     left,
-                    send,
-                    batch: n,
+                    ..
+                } = self.threads[tid].role
+                else {
+                    unreachable!()
                 };
-                if n == 0 {
-                    // Pipe full: sleep until the reader makes room.
-                    self.pipes[blocked_on].writers_waiting.push(tid);
-                    return None;
-                }
-                Some(n * send)
-            }
-            Role::Receiver {
-                pipe,
-                mut left,
-                recv,
-                batch,
-            } => {
-                let got = batch.min(self.pipes[pipe].fill);
-                self.pipes[pipe].fill -= got;
-                if left != u64::MAX {
-                    left -= got.min(left);
-                }
-                if got > 0 {
-                    let waiters = std::mem::take(&mut self.pipes[pipe].writers_waiting);
-                    for w in waiters {
-                        self.q.schedule(
-                            now + wake_cost,
-                            Ev::Wake {
-                                tid: w,
-                                sync: true,
-                                from_task: true,
-                                waker: Some(self.threads[tid].cpu),
-                            },
-                        );
-                    }
-                }
-                let d = self.threads[tid].directive;
                 if left == 0 {
-                    self.threads[tid].role = Role::Receiver {
-                        pipe,
-                        left,
-                        recv,
-                        batch: 0,
-                    };
-                    self.hackbench_thread_done(d, now);
+                    self.hackbench_thread_done(self.threads[tid].directive, now);
                     return None;
                 }
-                let n = self.pipes[pipe].fill.min(left);
-                self.threads[tid].role = Role::Receiver {
-                    pipe,
-                    left,
-                    recv,
-                    batch: n,
+                self.threads[tid].remaining = 0;
+                set_batch(&mut self.threads[tid].role, 0);
+                self.plan_hackbench(tid);
+                let Role::Sender {
+                    batch,
+                    send,
+                    waited,
+                    ..
+                } = &mut self.threads[tid].role
+                else {
+                    unreachable!()
                 };
-                if n == 0 {
+                if *batch == 0 {
+                    // No room: sleep in the write until a reader makes some.
+                    *waited = true;
+                    self.pipes[pipe_base + next].writers_waiting.push(tid);
+                    return None;
+                }
+                Some(*batch * *send)
+            }
+            Role::Receiver { pipe, batch, .. } => {
+                self.move_messages(tid, batch, now);
+                let Role::Receiver { left, .. } = self.threads[tid].role else {
+                    unreachable!()
+                };
+                if left == 0 {
+                    self.hackbench_thread_done(self.threads[tid].directive, now);
+                    return None;
+                }
+                self.threads[tid].remaining = 0;
+                set_batch(&mut self.threads[tid].role, 0);
+                self.plan_hackbench(tid);
+                let Role::Receiver { batch, recv, .. } = self.threads[tid].role else {
+                    unreachable!()
+                };
+                if batch == 0 {
                     self.pipes[pipe].reader_waiting = true;
                     return None;
                 }
-                Some(n * recv)
+                Some(batch * recv)
             }
             Role::Message { workers, think } => {
                 // The burst that ends here was the fan-out: wake them all.
@@ -1691,6 +1705,14 @@ pub fn first_tick_phase(cfg: &SimConfig) -> Nanos {
 }
 
 /// The first burst of a thread when it starts.
+/// The messages of a hackbench thread's burst in progress.
+fn set_batch(role: &mut Role, n: u64) {
+    match role {
+        Role::Sender { batch, .. } | Role::Receiver { batch, .. } => *batch = n,
+        _ => unreachable!("only hackbench threads have batches"),
+    }
+}
+
 fn first_burst(role: &Role) -> Nanos {
     match role {
         Role::Hog => FOREVER,

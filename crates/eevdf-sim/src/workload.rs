@@ -2,11 +2,8 @@
 //! and whom it wakes. Bursts are stated in work (nanoseconds on a CPU of
 //! capacity 1024); a smaller CPU takes longer to finish them.
 //!
-//! hackbench is folded: a sender's burst writes as many messages as fit
-//! (up to one pipe's capacity) and a receiver's burst reads what is
-//! there; events are raised only at burst ends, where a pipe may turn
-//! empty or full and a wakeup happens. Messages appear in the pipe at the
-//! end of the sender's burst, an approximation of at most one burst.
+//! hackbench's bursts are folded over many messages, but end at every
+//! write or read that wakes somebody (see [`crate::hackbench`]).
 
 use crate::config::Nanos;
 
@@ -72,6 +69,8 @@ pub enum Role {
         send: Nanos,
         /// Messages written by the burst in progress.
         batch: u64,
+        /// It slept on a full pipe and has not written since.
+        waited: bool,
     },
     Receiver {
         pipe: usize,
@@ -102,20 +101,6 @@ impl Role {
             Role::Worker { .. } => "worker",
         }
     }
-}
-
-/// A pipe between the senders of a hackbench group and one receiver.
-#[derive(Clone, Debug)]
-pub struct Pipe {
-    pub fill: u64,
-    pub capacity: u64,
-    pub reader: Tid,
-    /// The reader sleeps waiting for data.
-    pub reader_waiting: bool,
-    /// Writers sleeping because the pipe was full.
-    pub writers_waiting: Vec<Tid>,
-    /// Owning hackbench directive (for its statistics).
-    pub directive: usize,
 }
 
 /// Cost per message a schbench message thread spends waking a worker.

@@ -142,8 +142,10 @@ fn channel(p: &Params, warnings: &mut Vec<String>) -> Result<(File, File), Strin
     }
     let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
     if p.pipe_msgs != DEFAULT_PIPE_MSGS {
-        // 40 messages fit a page; the kernel rounds up to a power of two.
-        let bytes = p.pipe_msgs.div_ceil(40).saturating_mul(4096);
+        // The simulator's pipe of `pipe_msgs` messages: a power of two
+        // pages, as round_pipe_size() makes of pipe_msgs * 100 bytes.
+        let pages = eevdf_sim::hackbench::pipe_pages(p.pipe_msgs);
+        let bytes = u32::try_from(pages * eevdf_sim::hackbench::PAGE_BYTES).unwrap_or(u32::MAX);
         let size = i32::try_from(bytes).unwrap_or(i32::MAX);
         match fcntl(&w, FcntlArg::F_SETPIPE_SZ(size)) {
             Ok(got) if got != size => push_once(
