@@ -21,9 +21,10 @@
 //! - `timer_wake_ns`: an absolute `clock_nanosleep` on an idle CPU with
 //!   timer slack 1 ns (0 would mean "the default"): woken − expiry.
 //! - `timer_wake_default_slack_ns`: the same with the default slack.
-//! - `pipe_write_ns`, `pipe_read_ns`: one 100-byte `write` to a pipe
-//!   nobody waits on, one 100-byte `read` of available data (hackbench's
-//!   message), per message, from batches.
+//! - `pipe_write_ns`, `pipe_read_ns`: one message of the guest's
+//!   hackbench loop (`workload::send_one`, `recv_one`: a 100-byte `write`
+//!   to a pipe nobody waits on or a `read` of available data, with the
+//!   loop's clock read), per message, from batches.
 //! - `pingpong_leg_ns`: two threads on one CPU passing a 100-byte
 //!   message back and forth over two pipes: round trip / 2, from batches
 //!   (one write, one wakeup, one context switch, one read).
@@ -41,6 +42,7 @@ use eevdf_scenario::guest::{BEGIN_MARK, END_MARK};
 use crate::clock::{self, Nanos};
 use crate::run::log;
 use crate::sys::spin_exact;
+use crate::workload::{recv_one, send_one};
 
 /// The option line that selects calibration.
 pub const OPTION: &str = "mode=calibrate";
@@ -210,7 +212,7 @@ fn pipe() -> Result<(File, File), String> {
 /// Per-message write and read costs, from batches.
 fn pipe_costs() -> Result<(Stat, Stat), String> {
     const BATCH: u64 = 200;
-    let (mut r, mut w) = pipe()?;
+    let (r, w) = pipe()?;
     let msg = [0x5au8; MSG];
     let mut buf = [0u8; MSG];
     let (mut wv, mut rv) = (Vec::new(), Vec::new());
@@ -218,14 +220,14 @@ fn pipe_costs() -> Result<(Stat, Stat), String> {
         let mut err = None;
         let tw = timed(|| {
             for _ in 0..BATCH {
-                if let Err(e) = w.write_all(&msg) {
+                if let Err(e) = send_one(&w, &msg, Nanos::MAX) {
                     err = Some(e);
                 }
             }
         });
         let tr = timed(|| {
             for _ in 0..BATCH {
-                if let Err(e) = r.read_exact(&mut buf) {
+                if let Err(e) = recv_one(&r, &mut buf, Nanos::MAX) {
                     err = Some(e);
                 }
             }

@@ -246,17 +246,17 @@ pub struct GuestCosts {
 pub const GUEST_COSTS: [GuestCosts; 2] = [
     GuestCosts {
         series: "6.12",
-        switch_ns: 4_762,
-        wake_ns: 3_677,
-        send_ns: 2_448,
-        recv_ns: 2_319,
+        switch_ns: 4_765,
+        wake_ns: 3_678,
+        send_ns: 2_640,
+        recv_ns: 2_469,
     },
     GuestCosts {
         series: "7.2",
         switch_ns: 5_244,
-        wake_ns: 3_299,
-        send_ns: 2_080,
-        recv_ns: 1_912,
+        wake_ns: 3_298,
+        send_ns: 2_252,
+        recv_ns: 2_042,
     },
 ];
 

@@ -12,6 +12,7 @@
 //! `/proc` inside the window.
 
 mod hackbench;
+pub use hackbench::{recv_one, send_one};
 mod hog;
 mod members;
 mod periodic;
