@@ -1258,10 +1258,8 @@ impl Sim {
     /// preemption, is kept. A batch of 0 still runs one message's work:
     /// the write or read that finds no room or no data and sleeps.
     fn plan_hackbench(&mut self, tid: Tid) {
-        let (unit, batch) = match self.threads[tid].role {
-            Role::Sender { send, batch, .. } => (send, batch),
-            Role::Receiver { recv, batch, .. } => (recv, batch),
-            _ => return,
+        let Some((unit, batch)) = unit_and_batch(&self.threads[tid].role) else {
+            return;
         };
         let t = &self.threads[tid];
         let into = if batch > 0 {
@@ -1294,14 +1292,50 @@ impl Sim {
         set_batch(&mut t.role, n);
     }
 
+    /// A hackbench burst ended: its messages move, then the thread plans
+    /// its next burst, or sleeps where the pipe says (no room: in the
+    /// write, until a reader makes some; no data: in the read).
+    fn hackbench_burst_end(&mut self, tid: Tid, batch: u64, now: Nanos) -> Option<Nanos> {
+        self.move_messages(tid, batch, now);
+        let left = match self.threads[tid].role {
+            Role::Sender { left, .. } | Role::Receiver { left, .. } => left,
+            _ => unreachable!("only hackbench threads have batches"),
+        };
+        if left == 0 {
+            self.hackbench_thread_done(self.threads[tid].directive, now);
+            return None;
+        }
+        self.threads[tid].remaining = 0;
+        set_batch(&mut self.threads[tid].role, 0);
+        self.plan_hackbench(tid);
+        match &mut self.threads[tid].role {
+            Role::Sender {
+                batch: 0,
+                pipe_base,
+                next,
+                waited,
+                ..
+            } => {
+                *waited = true;
+                let p = *pipe_base + *next;
+                self.pipes[p].writers_waiting.push(tid);
+                None
+            }
+            Role::Receiver { batch: 0, pipe, .. } => {
+                let p = *pipe;
+                self.pipes[p].reader_waiting = true;
+                None
+            }
+            _ => Some(self.threads[tid].remaining),
+        }
+    }
+
     /// A hackbench thread switched out in the middle of its batch: the
     /// messages it finished reach the pipe now (and wake whom they wake),
     /// not at the end of the batch.
     fn hackbench_preempted(&mut self, tid: Tid, now: Nanos) {
-        let (unit, batch) = match self.threads[tid].role {
-            Role::Sender { send, batch, .. } => (send, batch),
-            Role::Receiver { recv, batch, .. } => (recv, batch),
-            _ => return,
+        let Some((unit, batch)) = unit_and_batch(&self.threads[tid].role) else {
+            return;
         };
         let done_work = batch
             .saturating_mul(unit)
@@ -1459,61 +1493,8 @@ impl Sim {
                 self.q.schedule(next + slack, Ev::Timer { tid });
                 None
             }
-            Role::Sender { batch, .. } => {
-                self.move_messages(tid, batch, now);
-                let Role::Sender {
-                    pipe_base,
-                    next,
-                    left,
-                    ..
-                } = self.threads[tid].role
-                else {
-                    unreachable!()
-                };
-                if left == 0 {
-                    self.hackbench_thread_done(self.threads[tid].directive, now);
-                    return None;
-                }
-                self.threads[tid].remaining = 0;
-                set_batch(&mut self.threads[tid].role, 0);
-                self.plan_hackbench(tid);
-                let Role::Sender {
-                    batch,
-                    send,
-                    waited,
-                    ..
-                } = &mut self.threads[tid].role
-                else {
-                    unreachable!()
-                };
-                if *batch == 0 {
-                    // No room: sleep in the write until a reader makes some.
-                    *waited = true;
-                    self.pipes[pipe_base + next].writers_waiting.push(tid);
-                    return None;
-                }
-                Some(*batch * *send)
-            }
-            Role::Receiver { pipe, batch, .. } => {
-                self.move_messages(tid, batch, now);
-                let Role::Receiver { left, .. } = self.threads[tid].role else {
-                    unreachable!()
-                };
-                if left == 0 {
-                    self.hackbench_thread_done(self.threads[tid].directive, now);
-                    return None;
-                }
-                self.threads[tid].remaining = 0;
-                set_batch(&mut self.threads[tid].role, 0);
-                self.plan_hackbench(tid);
-                let Role::Receiver { batch, recv, .. } = self.threads[tid].role else {
-                    unreachable!()
-                };
-                if batch == 0 {
-                    self.pipes[pipe].reader_waiting = true;
-                    return None;
-                }
-                Some(batch * recv)
+            Role::Sender { batch, .. } | Role::Receiver { batch, .. } => {
+                self.hackbench_burst_end(tid, batch, now)
             }
             Role::Message { workers, think } => {
                 // The burst that ends here was the fan-out: wake them all.
@@ -1705,6 +1686,16 @@ pub fn first_tick_phase(cfg: &SimConfig) -> Nanos {
 }
 
 /// The first burst of a thread when it starts.
+/// A hackbench thread's work per message and the messages of its burst
+/// in progress.
+fn unit_and_batch(role: &Role) -> Option<(Nanos, u64)> {
+    match *role {
+        Role::Sender { send, batch, .. } => Some((send, batch)),
+        Role::Receiver { recv, batch, .. } => Some((recv, batch)),
+        _ => None,
+    }
+}
+
 /// The messages of a hackbench thread's burst in progress.
 fn set_batch(role: &mut Role, n: u64) {
     match role {
