@@ -112,31 +112,35 @@ fn link_corpus_decodes_and_preset_links_replay_their_text() {
     }
 }
 
-/// Links saved from engine 0.2 (the presets of that version) replay the
-/// preset's text as 0.2 wrote it: the same scenario with `engine 0.2`.
+/// Links saved from engines 0.2 and 0.3 (the presets of those versions)
+/// replay the preset's text as that engine wrote it: the same scenario
+/// with its `engine` line.
 #[test]
-fn engine_0_2_preset_links_replay_their_text() {
-    let mut n = 0;
-    for (name, text) in files("link") {
-        let Some(preset) = name.strip_prefix("v0.2-preset-") else {
-            continue;
-        };
-        let preset = preset.trim_end_matches(".txt");
-        let sc =
-            eevdf_scenario::link::decode(text.trim()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(sc.engine, "0.2", "{name}");
-        let want = eevdf_scenario::presets::preset(preset)
-            .expect("preset")
-            .text;
-        let want = want.replacen(
-            &format!("engine {}\n", eevdf_scenario::scenario::ENGINE_VERSION),
-            "engine 0.2\n",
-            1,
-        );
-        assert_eq!(sc.to_text(), want, "{name}");
-        n += 1;
+fn engine_0_2_and_0_3_preset_links_replay_their_text() {
+    for version in ["0.2", "0.3"] {
+        let prefix = format!("v{version}-preset-");
+        let mut n = 0;
+        for (name, text) in files("link") {
+            let Some(preset) = name.strip_prefix(&prefix) else {
+                continue;
+            };
+            let preset = preset.trim_end_matches(".txt");
+            let sc =
+                eevdf_scenario::link::decode(text.trim()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(sc.engine, version, "{name}");
+            let want = eevdf_scenario::presets::preset(preset)
+                .expect("preset")
+                .text;
+            let want = want.replacen(
+                &format!("engine {}\n", eevdf_scenario::scenario::ENGINE_VERSION),
+                &format!("engine {version}\n"),
+                1,
+            );
+            assert_eq!(sc.to_text(), want, "{name}");
+            n += 1;
+        }
+        assert!(n >= 20, "{n} engine {version} preset links");
     }
-    assert!(n >= 20, "{n} engine 0.2 preset links");
 }
 
 /// Links saved from engine 0.1 (the presets of that version) replay

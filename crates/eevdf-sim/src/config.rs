@@ -68,7 +68,8 @@ pub struct Costs {
     /// first instruction (counted in its wakeup latency).
     pub switch_ns: Nanos,
     /// Wakeup path: from the wake call (or timer interrupt) to the
-    /// wakee being enqueued (IPI, ttwu).
+    /// wakee being enqueued (IPI, ttwu). The waker spends it too (a
+    /// timer's interrupt takes it from the task running there).
     pub wake_ns: Nanos,
     /// Extra cost the first time a task runs after a migration.
     pub migrate_ns: Nanos,

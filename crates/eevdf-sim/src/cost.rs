@@ -59,24 +59,18 @@ fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32) -> u128 {
         } => n * 3 * rate(period_ns.unwrap_or(run_ns.saturating_add(*sleep_ns))),
         // Ticks account for a hog.
         Workload::Hog => 0,
-        // A burst ends at every wakeup. On one CPU a pipe fills or drains
-        // about once a pipe's worth of messages; on several, readers
-        // drain while senders write, and a sender wakes one every few
-        // rounds over its receivers (two on hackbench-1g's smp8, five on
-        // t1-clear-buddies' rb5).
+        // A burst ends at every wakeup: readers drain while senders write,
+        // and a sender wakes one every few rounds over its receivers (two
+        // on hackbench-1g's smp8, five on t1-clear-buddies' rb5; on one
+        // CPU about four, fidelity-ct-hackbench).
         Workload::Hackbench {
             fds,
             send_ns,
             recv_ns,
-            pipe_msgs,
             ..
         } => {
             let busy = cpus.min(n);
-            let msgs = if busy > 1 {
-                4 * u64::from((*fds).max(1))
-            } else {
-                u64::from((*pipe_msgs).max(1))
-            };
+            let msgs = 4 * u64::from((*fds).max(1));
             let burst = u128::from(send_ns.min(recv_ns).max(&1).saturating_mul(msgs));
             busy * 3 * S / burst.max(1)
         }

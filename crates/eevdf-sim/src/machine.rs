@@ -107,14 +107,21 @@ struct Thread {
     recent_used_cpu: Option<u32>,
     /// The next run pays the migration cost.
     migrated: bool,
+    /// Wakeup work this thread owes its CPU before its workload goes on:
+    /// `try_to_wake_up()` runs in the waker's context (see `owe_wakes`).
+    owed: Nanos,
 }
 
 #[derive(Clone, Debug)]
 struct Cpu {
     rq: Rq,
     curr: Option<Tid>,
-    /// The running thread makes progress from here (after the switch cost).
+    /// The running thread makes progress from here (after the switch cost
+    /// and any wakeup work it owes).
     run_start: Nanos,
+    /// The owed wakeup work in the window before `run_start`: what is not
+    /// done when the thread is switched out goes back to it.
+    owed: Nanos,
     /// Absolute end of the running burst.
     burst_end: Nanos,
     /// `arch_scale_cpu_capacity`: how fast this CPU does work (1024 =
@@ -275,6 +282,7 @@ impl Sim {
                     rq,
                     curr: None,
                     run_start: 0,
+                    owed: 0,
                     burst_end: 0,
                     capacity: u64::from(topo.capacity(c)),
                     gen: 0,
@@ -554,6 +562,7 @@ impl Sim {
                     flips_decay_ts: 0,
                     recent_used_cpu: None,
                     migrated: false,
+                    owed: 0,
                 });
                 if start < FOREVER {
                     if timer_like {
@@ -759,7 +768,9 @@ impl Sim {
                 self.honour_resched(c, now);
             }
             Ev::BurstEnd { cpu, gen } => {
-                if self.cpus[cpu as usize].gen != gen {
+                let c = &self.cpus[cpu as usize];
+                // Stale: another burst began, or an interrupt moved the end.
+                if c.gen != gen || now < c.burst_end {
                     return;
                 }
                 self.burst_end(cpu, now);
@@ -786,6 +797,7 @@ impl Sim {
             }
             Ev::Timer { tid } => {
                 let wake = self.cfg.costs.wake_ns;
+                self.steal_time(self.threads[tid].cpu, now, wake);
                 self.q.schedule(
                     now + wake,
                     Ev::Wake {
@@ -1105,6 +1117,24 @@ impl Sim {
         }
     }
 
+    /// An interrupt on `cpu` (the hrtimer's, and the wakeup it does) takes
+    /// `ns` from the running thread: its work resumes that much later,
+    /// while it stays curr and its vruntime keeps growing (Debian's
+    /// configs have no `IRQ_TIME_ACCOUNTING`).
+    fn steal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
+        if self.cpus[cpu as usize].curr.is_none() || ns == 0 {
+            return;
+        }
+        self.account_running(cpu, now);
+        let c = &mut self.cpus[cpu as usize];
+        c.run_start = c.run_start.max(now).saturating_add(ns);
+        if c.burst_end < FOREVER {
+            c.burst_end = c.burst_end.max(now).saturating_add(ns);
+            let gen = c.gen;
+            self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+        }
+    }
+
     /// Stops the running thread's progress at `now`.
     fn account_running(&mut self, cpu: u32, now: Nanos) {
         let c = &self.cpus[cpu as usize];
@@ -1143,6 +1173,12 @@ impl Sim {
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
         if let Some(p) = prev {
+            if Some(p) != next_tid {
+                let c = &mut self.cpus[cpu as usize];
+                let unpaid = c.run_start.saturating_sub(now).min(c.owed);
+                c.owed = 0;
+                self.threads[p].owed += unpaid;
+            }
             if Some(p) != next_tid && self.threads[p].state == State::Running {
                 self.threads[p].state = State::Runnable;
                 self.hackbench_preempted(p, now);
@@ -1204,18 +1240,27 @@ impl Sim {
         if switched {
             self.plan_hackbench(tid);
         }
+        let owed = if switched {
+            std::mem::take(&mut self.threads[tid].owed)
+        } else {
+            0
+        };
         let c = &mut self.cpus[cpu as usize];
-        let start = if switched {
+        let first_instruction = if switched {
             now + cost
         } else {
             c.run_start.max(now)
         };
+        let start = first_instruction + owed;
+        if switched {
+            c.owed = owed;
+        }
         c.run_start = start;
         let watch = self.watch;
         let t = &mut self.threads[tid];
         t.state = State::Running;
         if let Some(stamp) = t.wake_stamp.take() {
-            let lat = start.saturating_sub(stamp);
+            let lat = first_instruction.saturating_sub(stamp);
             t.hist.record(lat);
             let wakeup = SlowWakeup {
                 latency: lat,
@@ -1390,11 +1435,11 @@ impl Sim {
             }
             _ => 0,
         };
-        let wake_cost = self.cfg.costs.wake_ns;
         let waker = Some(self.threads[tid].cpu);
-        for w in woken.drain(..) {
+        let at = self.owe_wakes(tid, woken.len(), now);
+        for (w, at) in woken.drain(..).zip(at) {
             self.q.schedule(
-                now + wake_cost,
+                at,
                 Ev::Wake {
                     tid: w,
                     sync: true,
@@ -1405,6 +1450,19 @@ impl Sim {
         }
         self.woken = woken;
         moved
+    }
+
+    /// `try_to_wake_up()` runs in the waker's context: a task that wakes
+    /// `n` others spends `costs.wake_ns` of its own CPU time on each, one
+    /// after the other, before its work goes on (a 6.12.95 ct-hackbench
+    /// trace spaces one sender's wakeups 10-11 us apart, one 2.6 us write
+    /// plus the wakeup). Returns when each wakee is enqueued. A thread
+    /// that sleeps right after its wakeups does not pay them.
+    fn owe_wakes(&mut self, waker: Tid, n: usize, now: Nanos) -> impl Iterator<Item = Nanos> {
+        let wake = self.cfg.costs.wake_ns;
+        let t = &mut self.threads[waker];
+        t.owed = t.owed.saturating_add(wake.saturating_mul(n as u64));
+        (1..=n as u64).map(move |i| now.saturating_add(wake.saturating_mul(i)))
     }
 
     /// The running thread finished its burst: advance its workload.
@@ -1420,18 +1478,22 @@ impl Sim {
                 // Continue running; a pending reschedule is honoured on the
                 // way back to user space.
                 self.threads[tid].remaining = burst;
+                let owed = std::mem::take(&mut self.threads[tid].owed);
                 let c = &mut self.cpus[cpu as usize];
                 c.gen += 1;
                 let gen = c.gen;
-                c.run_start = now;
-                c.burst_end = now + wall_for_work(burst, c.capacity);
+                c.run_start = now + owed;
+                c.owed = owed;
+                c.burst_end = c.run_start + wall_for_work(burst, c.capacity);
                 self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
                 if self.cpus[cpu as usize].rq.resched.is_some() {
                     self.switch(cpu, now);
                 }
             }
             None => {
-                // Sleep: dequeue and schedule.
+                // Sleep: dequeue and schedule. Wakeup work owed by a
+                // thread that sleeps at once is not charged (see owe_wakes).
+                self.threads[tid].owed = 0;
                 let eid = self.threads[tid].eid;
                 self.pelt_cpu(cpu, now);
                 self.pelt_thread(tid, now);

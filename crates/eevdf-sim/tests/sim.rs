@@ -225,11 +225,11 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
     // On one CPU the buddy outlives a pick only when ct wakes while the
     // hackbench group is current and eligible after one of its threads
     // slept; since the pipes wake their readers where pipe_write() does,
-    // that happens on some seeds only (seeds 1-5 with fds=10: 57, 57,
-    // 242, 57, 57 us). The rb5 seed test (t1_clear_buddies_on_rb5)
-    // carries the magnitude.
+    // that happens on some seeds only (engine 0.4, seeds 1-8 with
+    // fds=10: 99, 57, 57, 57, 57, 236, 57, 57 us; fixed 57 on all). The
+    // rb5 seed test (t1_clear_buddies_on_rb5) carries the magnitude.
     let mut worst_buggy: f64 = 0.0;
-    for seed in 1..=5 {
+    for seed in 1..=8 {
         let (p99_fixed, _) = run(seed, &[]);
         let (p99_buggy, _) = run(seed, &["NO_PS_CLEAR_BUDDY"]);
         assert!(p99_fixed < 100.0, "seed {seed}: fixed {p99_fixed} us");
