@@ -87,7 +87,9 @@ pub struct RunArgs {
     /// Base address of share links (`--format mail`).
     #[arg(long, default_value = eevdf_scenario::link::DEFAULT_BASE)]
     base: String,
-    /// Write the kernel's tracefs sched events (ftrace text).
+    /// Write the kernel's tracefs sched events (ftrace text). Each event
+    /// costs the guest about 1.7 us: traced wakeup latencies are about
+    /// 5 us longer than untraced ones.
     #[arg(long, value_name = "FILE")]
     trace: Option<String>,
     /// Also trace a `dynamic_events` probe (with `--trace`; repeatable),

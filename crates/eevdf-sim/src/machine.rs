@@ -1455,9 +1455,10 @@ impl Sim {
     /// `try_to_wake_up()` runs in the waker's context: a task that wakes
     /// `n` others spends `costs.wake_ns` of its own CPU time on each, one
     /// after the other, before its work goes on (a 6.12.95 ct-hackbench
-    /// trace spaces one sender's wakeups 10-11 us apart, one 2.6 us write
-    /// plus the wakeup). Returns when each wakee is enqueued. A thread
-    /// that sleeps right after its wakeups does not pay them.
+    /// trace spaces one sender's wakeups 10-11 us apart: a 2.6 us write,
+    /// the wakeup, and two tracepoints of about 1.7 us). Returns when
+    /// each wakee is enqueued. A thread that sleeps right after its
+    /// wakeups does not pay them.
     fn owe_wakes(&mut self, waker: Tid, n: usize, now: Nanos) -> impl Iterator<Item = Nanos> {
         let wake = self.cfg.costs.wake_ns;
         let t = &mut self.threads[waker];

@@ -29,7 +29,7 @@ fn one_cpu(tokens: &[&str], costs: Costs) -> SimConfig {
 #[test]
 fn a_sender_pays_for_each_reader_it_wakes() {
     // A 6.12.95 ct-hackbench trace spaces one sender's wakeups 10-11 us
-    // apart: a 2.6 us write and the wakeup. Here a write is 2 us and a
+    // apart: a 2.6 us write, the wakeup and its two tracepoints. Here a write is 2 us and a
     // wakeup 3 us, so wakeups by one running thread are at least 5 us
     // apart, and some exactly (one write, then the wakeup).
     let costs = Costs {
