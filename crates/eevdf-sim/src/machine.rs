@@ -1172,14 +1172,12 @@ impl Sim {
         c.gen += 1;
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
-        if let Some(p) = prev {
-            if Some(p) != next_tid {
-                let c = &mut self.cpus[cpu as usize];
-                let unpaid = c.run_start.saturating_sub(now).min(c.owed);
-                c.owed = 0;
-                self.threads[p].owed += unpaid;
-            }
-            if Some(p) != next_tid && self.threads[p].state == State::Running {
+        if let Some(p) = prev.filter(|p| Some(*p) != next_tid) {
+            let c = &mut self.cpus[cpu as usize];
+            let unpaid = c.run_start.saturating_sub(now).min(c.owed);
+            c.owed = 0;
+            self.threads[p].owed += unpaid;
+            if self.threads[p].state == State::Running {
                 self.threads[p].state = State::Runnable;
                 self.hackbench_preempted(p, now);
             }
@@ -1240,21 +1238,17 @@ impl Sim {
         if switched {
             self.plan_hackbench(tid);
         }
-        let owed = if switched {
-            std::mem::take(&mut self.threads[tid].owed)
-        } else {
-            0
-        };
-        let c = &mut self.cpus[cpu as usize];
         let first_instruction = if switched {
             now + cost
         } else {
-            c.run_start.max(now)
+            self.cpus[cpu as usize].run_start.max(now)
         };
-        let start = first_instruction + owed;
-        if switched {
-            c.owed = owed;
-        }
+        let start = if switched {
+            self.start_after_owed(cpu, tid, first_instruction)
+        } else {
+            first_instruction
+        };
+        let c = &mut self.cpus[cpu as usize];
         c.run_start = start;
         let watch = self.watch;
         let t = &mut self.threads[tid];
@@ -1466,6 +1460,15 @@ impl Sim {
         (1..=n as u64).map(move |i| now.saturating_add(wake.saturating_mul(i)))
     }
 
+    /// When `tid`, starting on `cpu` at `from`, gets to its work: after
+    /// the wakeup work it owes, which the CPU remembers in case `tid` is
+    /// switched out first.
+    fn start_after_owed(&mut self, cpu: u32, tid: Tid, from: Nanos) -> Nanos {
+        let owed = std::mem::take(&mut self.threads[tid].owed);
+        self.cpus[cpu as usize].owed = owed;
+        from.saturating_add(owed)
+    }
+
     /// The running thread finished its burst: advance its workload.
     fn burst_end(&mut self, cpu: u32, now: Nanos) {
         self.account_running(cpu, now);
@@ -1479,13 +1482,12 @@ impl Sim {
                 // Continue running; a pending reschedule is honoured on the
                 // way back to user space.
                 self.threads[tid].remaining = burst;
-                let owed = std::mem::take(&mut self.threads[tid].owed);
+                let start = self.start_after_owed(cpu, tid, now);
                 let c = &mut self.cpus[cpu as usize];
                 c.gen += 1;
                 let gen = c.gen;
-                c.run_start = now + owed;
-                c.owed = owed;
-                c.burst_end = c.run_start + wall_for_work(burst, c.capacity);
+                c.run_start = start;
+                c.burst_end = start + wall_for_work(burst, c.capacity);
                 self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
                 if self.cpus[cpu as usize].rq.resched.is_some() {
                     self.switch(cpu, now);
