@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
@@ -70,6 +71,7 @@ struct Overrides {
 enum Command {
     /// Run a scenario: a file, `-` for stdin (a pasted mail works, quoted
     /// or not), a share link, or a preset name.
+    #[command(group(clap::ArgGroup::new("recording").multiple(true)))]
     Run {
         scenario: String,
         #[command(flatten)]
@@ -81,11 +83,17 @@ enum Command {
         base: String,
         /// Write a scheduler trace: ftrace text (Perfetto opens it), or
         /// Chrome trace JSON when the file name ends in `.json`.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", group = "recording")]
         trace: Option<String>,
-        /// Trace only the run's last DURATION (e.g. `2s`): a long run's
-        /// whole trace is hundreds of MB.
-        #[arg(long, value_name = "DURATION", requires = "trace")]
+        /// Write the engine's decisions as ftrace-style lines: each
+        /// wakeup_preempt with both sides' lag, eligibility, deadline
+        /// against V and reason, and each pick's reason (virtual ns, as a
+        /// kernel probe reads them).
+        #[arg(long, value_name = "FILE", group = "recording")]
+        decisions: Option<String>,
+        /// Record (`--trace`, `--decisions`) only the run's last DURATION
+        /// (e.g. `2s`): a long run's whole trace is hundreds of MB.
+        #[arg(long, value_name = "DURATION", requires = "recording")]
         trace_last: Option<String>,
         /// Stop after this many events with a result marked partial
         /// (default: four times the scenario's cost estimate plus a
@@ -302,17 +310,39 @@ fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
     (r, h)
 }
 
-/// Runs a scenario, recording the scheduler trace from `trace_from`
-/// (simulated ns) when given.
+/// What a run records, from when (simulated ns).
+#[derive(Clone, Copy, Debug)]
+struct Recording {
+    from: u64,
+    trace: bool,
+    decisions: bool,
+}
+
+/// What a recorded run kept.
+struct Recorded {
+    trace: eevdf_sim::trace::Trace,
+    decisions: Option<DecisionLog>,
+}
+
+fn start_recording(sim: &mut Sim, rec: Recording) {
+    if rec.trace {
+        sim.record_trace();
+    }
+    if rec.decisions {
+        sim.observe(Box::new(DecisionLog::new(sim.trace_tasks())));
+    }
+}
+
+/// Runs a scenario, recording what `rec` asks for.
 fn run_sim_traced(
     sc: &Scenario,
-    trace_from: Option<u64>,
-) -> (SimResult, Vec<Vec<(u64, u64)>>, eevdf_sim::trace::Trace) {
+    rec: Option<Recording>,
+) -> (SimResult, Vec<Vec<(u64, u64)>>, Recorded) {
     let mut sim = Sim::new(sc.sim.clone());
-    let mut trace_from = trace_from;
-    if trace_from == Some(0) {
-        sim.record_trace();
-        trace_from = None;
+    let mut pending = rec;
+    if let Some(r) = pending.filter(|r| r.from == 0) {
+        start_recording(&mut sim, r);
+        pending = None;
     }
     let end = sim.duration();
     let steps = 200u64;
@@ -321,10 +351,10 @@ fn run_sim_traced(
     let mut bar: Option<indicatif::ProgressBar> = None;
     for i in 1..=steps {
         let until = end / steps * i;
-        if let Some(from) = trace_from.filter(|f| *f <= until) {
-            sim.run_until(from.saturating_sub(1));
-            sim.record_trace();
-            trace_from = None;
+        if let Some(r) = pending.filter(|r| r.from <= until) {
+            sim.run_until(r.from.saturating_sub(1));
+            start_recording(&mut sim, r);
+            pending = None;
         }
         sim.run_until(until);
         if sim.stopped_at().is_some() {
@@ -344,9 +374,20 @@ fn run_sim_traced(
         b.finish_and_clear();
     }
     let hists = sim.histograms();
-    let t = sim.take_trace();
+    let recorded = Recorded {
+        trace: sim.take_trace(),
+        decisions: sim.detach_observer::<DecisionLog>(),
+    };
     let end = sim.stopped_at().unwrap_or(end);
-    (sim.finish(end), hists, t)
+    (sim.finish(end), hists, recorded)
+}
+
+/// `--trace`, `--decisions` and `--trace-last`.
+#[derive(Debug)]
+struct RecordArgs {
+    trace: Option<String>,
+    decisions: Option<String>,
+    last: Option<String>,
 }
 
 fn run(
@@ -354,18 +395,23 @@ fn run(
     over: &Overrides,
     format: Format,
     base: &str,
-    trace: Option<(&str, Option<&str>)>,
+    record: &RecordArgs,
     max_events: Option<u64>,
 ) -> Result<(), BadInput> {
     let mut sc = load(scenario, over)?;
     sc.sim.max_events = max_events;
-    let trace_from = match trace {
-        Some((_, Some(last))) => Some(sc.sim.duration_ns.saturating_sub(duration_arg(last)?)),
-        Some((_, None)) => Some(0),
-        None => None,
+    let from = match record.last.as_deref() {
+        Some(last) => sc.sim.duration_ns.saturating_sub(duration_arg(last)?),
+        None => 0,
     };
-    let (r, hists, t) = run_sim_traced(&sc, trace_from);
-    let trace = trace.map(|(p, _)| p);
+    let rec = (record.trace.is_some() || record.decisions.is_some()).then_some(Recording {
+        from,
+        trace: record.trace.is_some(),
+        decisions: record.decisions.is_some(),
+    });
+    let (r, hists, recorded) = run_sim_traced(&sc, rec);
+    let t = recorded.trace;
+    let trace = record.trace.as_deref();
     if let Some(p) = r.partial {
         eprintln!(
             "note: stopped at --max-events {} after {} of {} simulated ns; the result is partial",
@@ -385,6 +431,11 @@ fn run(
             eevdf_scenario::ftrace::to_ftrace(&t)
         };
         std::fs::write(path, body).map_err(|e| BadInput(format!("--trace {path}: {e}")))?;
+    }
+    if let (Some(path), Some(log)) = (record.decisions.as_deref(), recorded.decisions) {
+        eprintln!("note: writing {} decisions to {path}", log.len());
+        std::fs::write(path, log.text())
+            .map_err(|e| BadInput(format!("--decisions {path}: {e}")))?;
     }
     print!("{}", render(format, &sc, &r, hists, base, None)?);
     Ok(())
@@ -617,6 +668,7 @@ fn main() -> ExitCode {
             format,
             base,
             trace,
+            decisions,
             trace_last,
             max_events,
         } => run(
@@ -624,7 +676,11 @@ fn main() -> ExitCode {
             &over,
             format,
             &base,
-            trace.as_deref().map(|p| (p, trace_last.as_deref())),
+            &RecordArgs {
+                trace,
+                decisions,
+                last: trace_last,
+            },
             max_events,
         ),
         Command::Import { what } => import(what),

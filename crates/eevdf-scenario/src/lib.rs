@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod debugfs;
+pub mod decisions;
 pub mod display;
 pub mod error;
 pub mod features_line;

@@ -359,15 +359,13 @@ impl Sim {
     /// Records `sched_migrate_task` (at the current event time).
     fn trace_migration(&mut self, tid: Tid, src: u32, dst: u32) {
         let ts = self.q.now();
-        if let Some(tr) = self.trace.as_mut() {
-            tr.push(crate::trace::TraceEvent::Migrate {
-                ts,
-                cpu: src,
-                task: tid,
-                orig_cpu: src,
-                dest_cpu: dst,
-            });
-        }
+        self.observers.emit(crate::observe::SimEvent::Migrate {
+            ts,
+            cpu: src,
+            task: tid,
+            orig_cpu: src,
+            dest_cpu: dst,
+        });
     }
 
     /// `update_misfit_status` (tick): on an asymmetric machine, a running

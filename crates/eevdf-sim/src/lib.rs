@@ -12,6 +12,7 @@ pub mod event;
 pub mod hackbench;
 pub mod machine;
 pub mod metrics;
+pub mod observe;
 pub mod pelt;
 pub mod placement;
 pub mod result;
@@ -24,8 +25,9 @@ pub mod workload;
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
 pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
-pub use machine::{first_tick_phase, simulate, Sim, SlowWakeup};
+pub use machine::{first_tick_phase, simulate, Sim};
 pub use metrics::{LatencyHist, LatencyStats};
+pub use observe::{LagAt, Observer, SimEvent};
 pub use result::{
     CpuResult, HackbenchResult, NameResult, Partial, SchbenchResult, SimResult, TaskResult, Totals,
 };

@@ -7,7 +7,7 @@
 
 use eevdf_core::{
     CfsRqId, DequeueFlags, EnqueueFlags, EntityId, HrtickArm, LoadWeight, Resched, Rq, RqConfig,
-    WakeFlags,
+    WakeFlags, WakeupDecision,
 };
 use std::rc::Rc;
 
@@ -15,6 +15,7 @@ use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
 use crate::event::EventQueue;
 use crate::hackbench::{self, Pipe};
 use crate::metrics::LatencyHist;
+use crate::observe::{LagAt, Observer, Observers, SimEvent};
 use crate::pelt::Pelt;
 use crate::placement::LlcState;
 use crate::result::{
@@ -23,7 +24,7 @@ use crate::result::{
 };
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
-use crate::trace::{PrevState, Trace, TraceEvent, TraceTask};
+use crate::trace::{PrevState, Trace, TraceRecorder, TraceTask};
 use crate::workload::{wall_for_work, work_in_wall, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
 
 #[path = "balance.rs"]
@@ -92,8 +93,6 @@ struct Thread {
     hist: LatencyHist,
     wakeups: u64,
     migrations: u64,
-    /// The slowest wakeup so far (the first of equal ones).
-    worst: Option<SlowWakeup>,
     ran_ns: Nanos,
     /// PELT utilisation (running) and load (runnable weight).
     util: Pelt,
@@ -177,8 +176,8 @@ pub struct Sim {
     rng: SimRng,
     /// Energy-aware scheduling is on.
     eas: bool,
-    /// The scheduler trace, when recording.
-    trace: Option<Trace>,
+    /// Whoever watches the run: the trace, teaching, a decision log.
+    observers: Observers,
     /// Migrations per domain level of CPU 0's hierarchy (by span size).
     domain_migrations: Vec<u64>,
     /// The CPU running a newidle balance: it picks after pulling, so
@@ -207,29 +206,7 @@ pub struct Sim {
     hb_left: Vec<u64>,
     sch_requests: Vec<u64>,
     sch_hist: Vec<LatencyHist>,
-    /// Teaching mode's watch: (directive, latency threshold) and the
-    /// first wakeup that met it.
-    watch: Option<(usize, Nanos)>,
-    watch_hit: Option<SlowWakeup>,
     scratch: balance::Scratch,
-}
-
-/// One wakeup as teaching mode jumps to it: a thread's slowest
-/// (`Sim::worst_wakeups`) or the one the latency watch caught
-/// (`Sim::watch_latency`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlowWakeup {
-    /// From the wakeup being asked for to the task running, switch and
-    /// migration costs included.
-    pub latency: Nanos,
-    /// When the wakeup was asked for.
-    pub woke: Nanos,
-    /// When the CPU picked the task (the switch; it runs after its cost).
-    pub picked: Nanos,
-    /// The CPU that picked it.
-    pub cpu: u32,
-    /// The thread (creation order).
-    pub tid: usize,
 }
 
 impl Sim {
@@ -316,7 +293,7 @@ impl Sim {
             rng: SimRng::new(cfg.seed ^ 0x9e37_79b9_7f4a_7c15),
             newidle_cpu: None,
             balancing_cpu: None,
-            trace: None,
+            observers: Observers::default(),
             // sched_energy_aware: the kernel enables EAS when the machine
             // has an energy model. Of our presets only rb5 has one in
             // mainline (its DT gives dynamic-power-coefficients); the
@@ -337,8 +314,6 @@ impl Sim {
             hb_left: vec![0; cfg.tasks.len()],
             sch_requests: vec![0; cfg.tasks.len()],
             sch_hist: vec![LatencyHist::new(); cfg.tasks.len()],
-            watch: None,
-            watch_hit: None,
             scratch: balance::Scratch::default(),
             cfg,
         };
@@ -551,7 +526,6 @@ impl Sim {
                     hist: LatencyHist::new(),
                     wakeups: 0,
                     migrations: 0,
-                    worst: None,
                     ran_ns: 0,
                     util: Pelt::default(),
                     load: Pelt::default(),
@@ -645,24 +619,6 @@ impl Sim {
         Some(now)
     }
 
-    /// Per thread (creation order): its slowest wakeup so far.
-    pub fn worst_wakeups(&self) -> Vec<Option<SlowWakeup>> {
-        self.threads.iter().map(|t| t.worst).collect()
-    }
-
-    /// Watches for the first wakeup of a thread of `task` directive with
-    /// a latency of at least `threshold` (teaching mode: "show me a
-    /// sample this slow"). Recording only; no effect on the run.
-    pub fn watch_latency(&mut self, task: usize, threshold: Nanos) {
-        self.watch = Some((task, threshold));
-        self.watch_hit = None;
-    }
-
-    /// The watched wakeup once it happened.
-    pub fn watch_hit(&self) -> Option<SlowWakeup> {
-        self.watch_hit
-    }
-
     /// The CPU thread `tid` (creation order) is on or last ran on.
     pub fn thread_cpu(&self, tid: usize) -> u32 {
         self.threads[tid].cpu
@@ -711,8 +667,17 @@ impl Sim {
 
     /// Starts recording a scheduler trace (before running).
     pub fn record_trace(&mut self) {
-        let tasks = self
-            .threads
+        let tasks = self.trace_tasks();
+        let _ = self.observers.detach::<TraceRecorder>();
+        self.observe(Box::new(TraceRecorder(Trace::new(
+            self.cpus.len() as u32,
+            tasks,
+        ))));
+    }
+
+    /// The threads as traces name them (pid 1000 + creation order).
+    pub fn trace_tasks(&self) -> Vec<TraceTask> {
+        self.threads
             .iter()
             .enumerate()
             .map(|(i, t)| {
@@ -723,20 +688,33 @@ impl Sim {
                     prio: 120 + spec.nice,
                 }
             })
-            .collect();
-        self.trace = Some(Trace {
-            nr_cpus: self.cpus.len() as u32,
-            tasks,
-            events: Vec::new(),
-            truncated: false,
-        });
+            .collect()
     }
 
     /// The recorded trace, in time order (empty if not recording).
     pub fn take_trace(&mut self) -> Trace {
-        let mut t = self.trace.take().unwrap_or_default();
+        let mut t = self
+            .observers
+            .detach::<TraceRecorder>()
+            .map(|r| r.0)
+            .unwrap_or_default();
         t.finish();
         t
+    }
+
+    /// Attaches an observer of the run's [`SimEvent`]s.
+    pub fn observe(&mut self, o: Box<dyn Observer>) {
+        self.observers.attach(o);
+    }
+
+    /// The first attached observer of type `T`.
+    pub fn observer<T: 'static>(&self) -> Option<&T> {
+        self.observers.get::<T>()
+    }
+
+    /// Detaches the first observer of type `T`.
+    pub fn detach_observer<T: 'static>(&mut self) -> Option<T> {
+        self.observers.detach::<T>()
     }
 
     /// Events processed so far.
@@ -765,6 +743,14 @@ impl Sim {
                     cpu.rq.resched = Some(Resched::Full);
                 }
                 cpu.rq.task_tick(false);
+                if let (false, Some(curr)) = (self.observers.is_empty(), self.cpus[c as usize].curr)
+                {
+                    self.observers.emit(SimEvent::Tick {
+                        ts: now,
+                        cpu: c,
+                        curr,
+                    });
+                }
                 self.honour_resched(c, now);
             }
             Ev::BurstEnd { cpu, gen } => {
@@ -950,15 +936,15 @@ impl Sim {
         if cpu != prev {
             self.move_sleeping(tid, cpu);
         }
-        if let Some(tr) = self.trace.as_mut() {
+        if !self.observers.is_empty() {
             let cost = self.cfg.costs.wake_ns;
-            tr.push(TraceEvent::Waking {
+            self.observers.emit(SimEvent::Waking {
                 ts: now.saturating_sub(cost),
                 cpu: waker.unwrap_or(prev),
                 task: tid,
                 target_cpu: cpu,
             });
-            tr.push(TraceEvent::Wakeup {
+            self.observers.emit(SimEvent::Wakeup {
                 ts: now,
                 cpu,
                 task: tid,
@@ -985,7 +971,10 @@ impl Sim {
             from_task,
         };
         let c = &mut self.cpus[cpu as usize];
-        c.rq.wakeup_preempt(eid, wf);
+        let decision = c.rq.wakeup_preempt(eid, wf);
+        if !self.observers.is_empty() {
+            self.emit_wakeup_preempt(cpu, tid, decision, now);
+        }
         self.hrtick_update(cpu, now);
         self.honour_resched(cpu, now);
     }
@@ -1200,21 +1189,8 @@ impl Sim {
             _ => {}
         }
         c.curr = next_tid;
-        if prev != next_tid {
-            if let Some(tr) = self.trace.as_mut() {
-                let prev_state = match prev {
-                    Some(p) if self.threads[p].state != State::Sleeping => PrevState::Preempted,
-                    Some(_) => PrevState::Sleeping,
-                    None => PrevState::Preempted,
-                };
-                tr.push(TraceEvent::Switch {
-                    ts: now,
-                    cpu,
-                    prev,
-                    prev_state,
-                    next: next_tid,
-                });
-            }
+        if !self.observers.is_empty() {
+            self.emit_switch(cpu, prev, next_tid, now);
         }
         let Some(tid) = next_tid else {
             // rq->nr_switches counts the switch into idle too.
@@ -1225,6 +1201,7 @@ impl Sim {
             return;
         };
         let switched = prev != Some(tid);
+        let c = &mut self.cpus[cpu as usize];
         let mut cost = if switched {
             c.switches += 1;
             self.cfg.costs.switch_ns
@@ -1250,27 +1227,19 @@ impl Sim {
         };
         let c = &mut self.cpus[cpu as usize];
         c.run_start = start;
-        let watch = self.watch;
         let t = &mut self.threads[tid];
         t.state = State::Running;
         if let Some(stamp) = t.wake_stamp.take() {
             let lat = first_instruction.saturating_sub(stamp);
             t.hist.record(lat);
-            let wakeup = SlowWakeup {
-                latency: lat,
-                woke: stamp,
-                picked: now,
-                cpu,
-                tid,
-            };
-            if let Some((d, threshold)) = watch {
-                if t.directive == d && lat >= threshold && self.watch_hit.is_none() {
-                    self.watch_hit = Some(wakeup);
-                }
-            }
-            // Teaching mode jumps to it; the first of equal ones is kept.
-            if t.worst.is_none_or(|w| lat > w.latency) {
-                t.worst = Some(wakeup);
+            if !self.observers.is_empty() {
+                self.observers.emit(SimEvent::Latency {
+                    ts: now,
+                    cpu,
+                    task: tid,
+                    woke: stamp,
+                    latency: lat,
+                });
             }
         }
         let c = &mut self.cpus[cpu as usize];
@@ -1285,6 +1254,59 @@ impl Sim {
             self.q.schedule(end, Ev::BurstEnd { cpu, gen });
         }
         self.hrtick_schedule(cpu, now, switched);
+    }
+
+    /// `Switch` (when what runs changed) and the `Pick` behind it.
+    fn emit_switch(&mut self, cpu: u32, prev: Option<Tid>, next: Option<Tid>, now: Nanos) {
+        if prev != next {
+            let prev_state = match prev {
+                Some(p) if self.threads[p].state != State::Sleeping => PrevState::Preempted,
+                Some(_) => PrevState::Sleeping,
+                None => PrevState::Preempted,
+            };
+            self.observers.emit(SimEvent::Switch {
+                ts: now,
+                cpu,
+                prev,
+                prev_state,
+                next,
+            });
+        }
+        let rq = &self.cpus[cpu as usize].rq;
+        let reason = next.and_then(|_| rq.last_pick.first().map(|s| s.reason));
+        self.observers.emit(SimEvent::Pick {
+            ts: now,
+            cpu,
+            next,
+            reason,
+        });
+    }
+
+    /// `WakeupPreempt` with both sides' lags after the decision.
+    fn emit_wakeup_preempt(&mut self, cpu: u32, tid: Tid, decision: WakeupDecision, now: Nanos) {
+        let c = &self.cpus[cpu as usize];
+        let lag_at = |eid: EntityId| {
+            let se = c.rq.se(eid);
+            let q = se.cfs_rq;
+            let v = c.rq.avg_vruntime_peek(q);
+            LagAt {
+                lag: v.wrapping_sub(se.vruntime) as i64,
+                eligible: c.rq.entity_eligible(q, eid),
+                deadline_to_v: se.deadline.wrapping_sub(v) as i64,
+            }
+        };
+        let wakee = lag_at(self.threads[tid].eid);
+        let curr = c.curr;
+        let curr_lag = curr.map(|t| lag_at(self.threads[t].eid));
+        self.observers.emit(SimEvent::WakeupPreempt {
+            ts: now,
+            cpu,
+            task: tid,
+            curr,
+            decision,
+            wakee,
+            curr_lag,
+        });
     }
 
     fn tid_of(&self, cpu: u32, eid: EntityId) -> Tid {

@@ -1,9 +1,10 @@
 //! Scheduler trace recording: the events that ftrace's sched tracepoints
 //! would show (`sched_switch`, `sched_waking`, `sched_wakeup`,
-//! `sched_migrate_task`), recorded when asked for and bounded in memory.
+//! `sched_migrate_task`), kept by an observer and bounded in memory.
 //! Formatting (ftrace text, Chrome JSON) lives in `eevdf-scenario`.
 
 use crate::config::Nanos;
+use crate::observe::{Observer, SimEvent};
 
 /// Events kept at most; beyond, recording stops and the trace says so.
 pub const MAX_EVENTS: usize = 4_000_000;
@@ -79,6 +80,16 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// An empty trace of these tasks.
+    pub fn new(nr_cpus: u32, tasks: Vec<TraceTask>) -> Trace {
+        Trace {
+            nr_cpus,
+            tasks,
+            events: Vec::new(),
+            truncated: false,
+        }
+    }
+
     pub(crate) fn push(&mut self, e: TraceEvent) {
         if self.events.len() >= MAX_EVENTS {
             self.truncated = true;
@@ -92,4 +103,59 @@ impl Trace {
     pub(crate) fn finish(&mut self) {
         self.events.sort_by_key(|e| e.ts());
     }
+}
+
+/// The observer that records a [`Trace`] ([`crate::Sim::record_trace`]).
+#[derive(Clone, Debug)]
+pub struct TraceRecorder(pub Trace);
+
+impl Observer for TraceRecorder {
+    fn event(&mut self, e: &SimEvent) {
+        let t = match *e {
+            SimEvent::Switch {
+                ts,
+                cpu,
+                prev,
+                prev_state,
+                next,
+            } => TraceEvent::Switch {
+                ts,
+                cpu,
+                prev,
+                prev_state,
+                next,
+            },
+            SimEvent::Waking {
+                ts,
+                cpu,
+                task,
+                target_cpu,
+            } => TraceEvent::Waking {
+                ts,
+                cpu,
+                task,
+                target_cpu,
+            },
+            SimEvent::Wakeup { ts, cpu, task } => TraceEvent::Wakeup { ts, cpu, task },
+            SimEvent::Migrate {
+                ts,
+                cpu,
+                task,
+                orig_cpu,
+                dest_cpu,
+            } => TraceEvent::Migrate {
+                ts,
+                cpu,
+                task,
+                orig_cpu,
+                dest_cpu,
+            },
+            SimEvent::Pick { .. }
+            | SimEvent::WakeupPreempt { .. }
+            | SimEvent::Tick { .. }
+            | SimEvent::Latency { .. } => return,
+        };
+        self.0.push(t);
+    }
+    crate::observer_any!();
 }

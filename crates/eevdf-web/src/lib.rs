@@ -17,6 +17,7 @@ pub mod results;
 pub mod teach;
 pub mod teaching;
 pub mod tours;
+pub mod wakeups;
 pub mod worker;
 
 pub use app::App;

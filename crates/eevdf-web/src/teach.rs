@@ -13,7 +13,9 @@ use eevdf_core::{
 };
 use eevdf_scenario::scenario::Scenario;
 use eevdf_sim::trace::{PrevState, TraceEvent};
-use eevdf_sim::{Nanos, Sim, SlowWakeup};
+use eevdf_sim::{Nanos, Sim};
+
+use crate::wakeups::{LatencyWatch, SlowWakeup, WorstWakeups};
 use serde::{Deserialize, Serialize};
 
 /// Checkpoints kept for going back.
@@ -352,10 +354,13 @@ impl Teacher {
                 // task's threads, the slowest, and the earliest of equal
                 // ones (deterministic replay reaches the same wakeup).
                 let mut full = Sim::new(full_config(&self.text)?);
+                full.observe(Box::new(WorstWakeups::default()));
                 full.run_until(full.duration());
                 let dirs = full.thread_directives();
                 let worst = full
-                    .worst_wakeups()
+                    .detach_observer::<WorstWakeups>()
+                    .unwrap_or_default()
+                    .0
                     .into_iter()
                     .enumerate()
                     .filter(|(t, _)| dirs[*t] == *task as usize)
@@ -366,9 +371,15 @@ impl Teacher {
             }
             TeachCmd::Sample { task, at_least_ns } => {
                 let mut probe = Sim::new(full_config(&self.text)?);
-                probe.watch_latency(*task as usize, *at_least_ns);
-                while probe.watch_hit().is_none() && probe.step().is_some() {}
-                let hit = probe.watch_hit().ok_or_else(|| {
+                probe.observe(Box::new(LatencyWatch {
+                    directives: probe.thread_directives(),
+                    task: *task as usize,
+                    threshold: *at_least_ns,
+                    hit: None,
+                }));
+                let hit = |p: &Sim| p.observer::<LatencyWatch>().and_then(|w| w.hit);
+                while hit(&probe).is_none() && probe.step().is_some() {}
+                let hit = hit(&probe).ok_or_else(|| {
                     format!(
                         "no wakeup of this task took {} µs or more",
                         at_least_ns / 1000

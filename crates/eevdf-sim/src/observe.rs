@@ -1,0 +1,175 @@
+//! Typed scheduler events the simulator emits, and the observer trait
+//! their consumers implement.
+//!
+//! The simulator only emits; what is kept (a trace, a decision log, a
+//! latency watch) belongs to the observer, so adding a consumer never
+//! adds state to [`crate::Sim`]. Events arrive in emission order, which
+//! is time order except for [`SimEvent::Waking`], stamped at the wake
+//! call (the wake cost earlier than its [`SimEvent::Wakeup`]).
+//!
+//! Observers are cloned with the simulator (teaching checkpoints), so an
+//! observer's state at a checkpoint is the state the run had there.
+
+use std::any::Any;
+
+use dyn_clone::DynClone;
+use eevdf_core::{PickReason, WakeupDecision};
+
+use crate::config::Nanos;
+use crate::trace::PrevState;
+use crate::workload::Tid;
+
+/// The lag and eligibility of one entity at an event, read from its
+/// queue: `V - v` in virtual ns (positive: owed service).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LagAt {
+    pub lag: i64,
+    pub eligible: bool,
+    /// `deadline - V` (virtual ns).
+    pub deadline_to_v: i64,
+}
+
+/// One scheduler event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimEvent {
+    /// `schedule()` changed what `cpu` runs (`None`: its idle task).
+    Switch {
+        ts: Nanos,
+        cpu: u32,
+        prev: Option<Tid>,
+        prev_state: PrevState,
+        next: Option<Tid>,
+    },
+    /// The pick behind a switch, or behind keeping the same task.
+    Pick {
+        ts: Nanos,
+        cpu: u32,
+        next: Option<Tid>,
+        /// The engine's reason at the top-level queue (`None`: idle).
+        reason: Option<PickReason>,
+    },
+    /// At the wake call, on the waker's CPU (`sched_waking`).
+    Waking {
+        ts: Nanos,
+        cpu: u32,
+        task: Tid,
+        target_cpu: u32,
+    },
+    /// At enqueue on the target CPU (`sched_wakeup`).
+    Wakeup { ts: Nanos, cpu: u32, task: Tid },
+    /// `wakeup_preempt` ran for `task` against `curr` (fair tasks only;
+    /// `curr` is `None` when the CPU was idle).
+    WakeupPreempt {
+        ts: Nanos,
+        cpu: u32,
+        task: Tid,
+        curr: Option<Tid>,
+        decision: WakeupDecision,
+        /// After the decision (its `update_curr` included).
+        wakee: LagAt,
+        curr_lag: Option<LagAt>,
+    },
+    Migrate {
+        ts: Nanos,
+        cpu: u32,
+        task: Tid,
+        orig_cpu: u32,
+        dest_cpu: u32,
+    },
+    /// The periodic tick ran `task_tick` on a busy CPU.
+    Tick { ts: Nanos, cpu: u32, curr: Tid },
+    /// A wakeup latency sample: from the wakeup being asked for to the
+    /// task's first instruction.
+    Latency {
+        ts: Nanos,
+        cpu: u32,
+        task: Tid,
+        /// When the wakeup was asked for.
+        woke: Nanos,
+        latency: Nanos,
+    },
+}
+
+impl SimEvent {
+    /// When it happened.
+    pub fn ts(&self) -> Nanos {
+        match *self {
+            SimEvent::Switch { ts, .. }
+            | SimEvent::Pick { ts, .. }
+            | SimEvent::Waking { ts, .. }
+            | SimEvent::Wakeup { ts, .. }
+            | SimEvent::WakeupPreempt { ts, .. }
+            | SimEvent::Migrate { ts, .. }
+            | SimEvent::Tick { ts, .. }
+            | SimEvent::Latency { ts, .. } => ts,
+        }
+    }
+}
+
+/// A consumer of [`SimEvent`]s, attached with [`crate::Sim::observe`].
+pub trait Observer: DynClone + std::fmt::Debug {
+    fn event(&mut self, e: &SimEvent);
+    /// For finding an attached observer again by its type.
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+dyn_clone::clone_trait_object!(Observer);
+
+/// Implements [`Observer`]'s `Any` plumbing for a `'static` type.
+#[macro_export]
+macro_rules! observer_any {
+    () => {
+        fn as_any(&self) -> &dyn ::std::any::Any {
+            self
+        }
+        fn as_any_mut(&mut self) -> &mut dyn ::std::any::Any {
+            self
+        }
+        fn into_any(self: Box<Self>) -> Box<dyn ::std::any::Any> {
+            self
+        }
+    };
+}
+
+/// The observers attached to one simulator.
+#[derive(Clone, Debug, Default)]
+pub struct Observers(Vec<Box<dyn Observer>>);
+
+impl Observers {
+    /// No observer is attached: callers skip computing event fields.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn attach(&mut self, o: Box<dyn Observer>) {
+        self.0.push(o);
+    }
+
+    #[inline]
+    pub fn emit(&mut self, e: SimEvent) {
+        for o in &mut self.0 {
+            o.event(&e);
+        }
+    }
+
+    /// The first attached observer of type `T`.
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.0.iter().find_map(|o| o.as_any().downcast_ref::<T>())
+    }
+
+    pub fn get_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.0
+            .iter_mut()
+            .find_map(|o| o.as_any_mut().downcast_mut::<T>())
+    }
+
+    /// Detaches and returns the first observer of type `T`.
+    pub fn detach<T: 'static>(&mut self) -> Option<T> {
+        let i = self.0.iter().position(|o| o.as_any().is::<T>())?;
+        let o = self.0.remove(i);
+        o.into_any().downcast::<T>().ok().map(|b| *b)
+    }
+}
