@@ -105,6 +105,7 @@ impl Observer for DecisionLog {
                 decision,
                 wakee,
                 curr_lag,
+                nr_queued,
             } => {
                 let (comm, pid) = self.who(Some(task), cpu);
                 let mut body = format!("eevdf_wakeup_preempt: comm={comm} pid={pid}");
@@ -116,7 +117,7 @@ impl Observer for DecisionLog {
                 }
                 let _ = write!(
                     body,
-                    " preempt={} action={} reason={}",
+                    " nr_queued={nr_queued} preempt={} action={} reason={}",
                     u8::from(decision.preempt),
                     token(format!("{:?}", decision.action)),
                     token(format!("{:?}", decision.reason))

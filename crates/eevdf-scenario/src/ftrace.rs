@@ -57,6 +57,7 @@ pub fn to_ftrace(t: &Trace) -> String {
                     (None, _) => "R",
                     (_, PrevState::Preempted) => "R+",
                     (_, PrevState::Sleeping) => "S",
+                    (_, PrevState::Uninterruptible) => "D",
                 };
                 (
                     cpu,

@@ -399,7 +399,12 @@ impl Sim {
         c.misfit = false;
         self.threads[tid].state = State::Runnable;
         self.threads[tid].last_ran = now;
-        self.hackbench_preempted(tid, now);
+        // The stopper preempts the kernel where the model can.
+        let in_kernel = matches!(
+            self.cfg.preempt,
+            crate::config::PreemptModel::Full | crate::config::PreemptModel::Lazy
+        );
+        self.hackbench_preempted(tid, now, in_kernel);
         self.migrate_runnable(tid, dst, now);
         self.switch(src, now);
     }

@@ -9,7 +9,7 @@
 //! wakeups and burst ends. It is meant to be within 3x of the measured
 //! count (`tests/cost.rs` checks every preset), not exact.
 
-use crate::config::{Nanos, SimConfig, TaskSpec, Workload};
+use crate::config::{Nanos, PreemptModel, SimConfig, TaskSpec, Workload};
 
 /// Most threads one scenario may create (hackbench makes
 /// groups x fds x 2, schbench messages x (workers + 1)). Each costs a
@@ -45,7 +45,7 @@ impl TaskSpec {
 
 /// The estimated events per simulated second of one directive on
 /// `nr_cpus` CPUs, saturating.
-fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32) -> u128 {
+fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32, kernel_preempts: bool) -> u128 {
     let rate = |period: Nanos| S / u128::from(period.max(1));
     let n = u128::from(t.nr_threads());
     let cpus = u128::from(nr_cpus.max(1));
@@ -62,15 +62,25 @@ fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32) -> u128 {
         // A burst ends at every wakeup: readers drain while senders write,
         // and a sender wakes one every few rounds over its receivers (two
         // on hackbench-1g's smp8, five on t1-clear-buddies' rb5; on one
-        // CPU about four, fidelity-ct-hackbench).
+        // CPU about four, fidelity-ct-hackbench). On one CPU whose kernel
+        // can be preempted (`full`, `lazy`), threads blocked on a
+        // preempted writer's pipe mutex make it ping-pong: about one
+        // wakeup a round (fidelity-ct-hackbench under 7.2's lazy: five
+        // times the events).
         Workload::Hackbench {
             fds,
             send_ns,
             recv_ns,
+            pipe,
             ..
         } => {
             let busy = cpus.min(n);
-            let msgs = 4 * u64::from((*fds).max(1));
+            let rounds = if *pipe && kernel_preempts && cpus == 1 {
+                1
+            } else {
+                4
+            };
+            let msgs = rounds * u64::from((*fds).max(1));
             let burst = u128::from(send_ns.min(recv_ns).max(&1).saturating_mul(msgs));
             busy * 3 * S / burst.max(1)
         }
@@ -102,6 +112,7 @@ pub struct Cost {
 impl Cost {
     /// The cost of `cfg` on a machine of `nr_cpus` CPUs.
     pub fn of(cfg: &SimConfig, nr_cpus: u32) -> Cost {
+        let kernel_preempts = matches!(cfg.preempt, PreemptModel::Full | PreemptModel::Lazy);
         let threads = cfg
             .tasks
             .iter()
@@ -112,7 +123,7 @@ impl Cost {
         let tasks: u128 = cfg
             .tasks
             .iter()
-            .map(|t| task_events_per_sec(t, nr_cpus))
+            .map(|t| task_events_per_sec(t, nr_cpus, kernel_preempts))
             .sum();
         let per_sec = ticks.saturating_add(tasks);
         let events = per_sec.saturating_mul(u128::from(cfg.duration_ns)) / S;

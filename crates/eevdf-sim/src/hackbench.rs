@@ -19,6 +19,17 @@
 //! page while it has room (40 to a page), and a page is freed when its
 //! last message is read, so a pipe whose oldest page is partly read holds
 //! fewer messages. "Full" is the ring's slots, not the bytes.
+//!
+//! Each pipe has its `pipe->mutex`. A thread preempted inside a read or
+//! write by a kernel preemption (a full request under `full` or `lazy`)
+//! holds it until it finishes that message; whoever reaches the pipe in
+//! the meantime sleeps uninterruptibly (`D`) until the unlock wakes the
+//! first waiter (`mutex_unlock()`: one waiter, `wake_up_q()`, no sync).
+//! On 7.2.13 (lazy, `CONFIG_PREEMPTION`), 306 of 402 senders preempted
+//! in the kernel left others blocked on the mutex, 896 `D` sleeps in 1 s
+//! of ct-hackbench; 6.12.95 (voluntary) has none. While the owner runs
+//! on another CPU, waiters would spin (`mutex_optimistic_spin()`), so
+//! only a preempted owner blocks others.
 
 use crate::workload::Tid;
 
@@ -66,6 +77,13 @@ pub struct Pipe {
     pub reader_waiting: bool,
     /// Writers sleeping for room, in the order they went to sleep.
     pub writers_waiting: Vec<Tid>,
+    /// Holder of `pipe->mutex` across a preemption (pipes only).
+    pub mutex_owner: Option<Tid>,
+    /// Threads sleeping in `mutex_lock()`, first come first.
+    pub mutex_waiters: Vec<Tid>,
+    /// The waiter the last unlock woke: it takes the mutex when it runs
+    /// and its own unlock wakes the next waiter.
+    pub mutex_handoff: Option<Tid>,
     /// Owning hackbench directive (for its statistics).
     pub directive: usize,
 }
@@ -79,8 +97,45 @@ impl Pipe {
             reader,
             reader_waiting: false,
             writers_waiting: Vec::new(),
+            mutex_owner: None,
+            mutex_waiters: Vec::new(),
+            mutex_handoff: None,
             directive,
         }
+    }
+
+    /// `pipe->mutex` is held by a preempted thread other than `me`.
+    pub fn locked_against(&self, me: Tid) -> bool {
+        matches!(self.kind, Kind::Pipe { .. }) && self.mutex_owner.is_some_and(|o| o != me)
+    }
+
+    /// `me`, preempted inside this pipe's read or write, keeps the mutex.
+    pub fn hold_mutex(&mut self, me: Tid) {
+        if matches!(self.kind, Kind::Pipe { .. }) && self.mutex_owner.is_none() {
+            self.mutex_owner = Some(me);
+        }
+    }
+
+    /// `me` finished its message here (or leaves without one): unlocks
+    /// if it held the mutex, or had it handed over, and returns the
+    /// waiter the unlock wakes.
+    pub fn release_mutex(&mut self, me: Tid) -> Option<Tid> {
+        if self.mutex_owner == Some(me) {
+            self.mutex_owner = None;
+        } else if self.mutex_handoff != Some(me) {
+            return None;
+        }
+        self.mutex_handoff = pop_front(&mut self.mutex_waiters);
+        self.mutex_handoff
+    }
+
+    /// `me` sleeps in `mutex_lock()` behind a preempted holder, whose
+    /// unlock will wake the first waiter.
+    pub fn wait_for_mutex(&mut self, me: Tid) {
+        if self.mutex_handoff == Some(me) {
+            self.mutex_handoff = None;
+        }
+        self.mutex_waiters.push(me);
     }
 
     /// Messages the channel holds when nothing has been read from it.
@@ -253,20 +308,38 @@ fn pop_front(v: &mut Vec<Tid>) -> Option<Tid> {
     (!v.is_empty()).then(|| v.remove(0))
 }
 
+/// Who plans a batch, and whether it is inside its first message (which
+/// it finishes whatever the mutex: it is past `mutex_lock()`).
+#[derive(Clone, Copy, Debug)]
+pub struct Planner {
+    pub me: Tid,
+    pub mid_message: bool,
+}
+
 /// Messages a sender writes, round robin from receiver `next` of its
 /// group's `pipes`, before its burst must end: where a pipe has no room
-/// (it sleeps there), or right after a write that wakes somebody. At
+/// (it sleeps there) or its mutex is held by a preempted thread (it
+/// sleeps on the mutex), or right after a write that wakes somebody. At
 /// most `left` and one pipe's capacity (so a burst stays short).
-pub fn sender_batch(pipes: &[Pipe], next: usize, left: u64, waited: bool) -> u64 {
+pub fn sender_batch(pipes: &[Pipe], next: usize, left: u64, waited: bool, by: Planner) -> u64 {
     let n = pipes.len();
     debug_assert!(n > 0 && next < n);
     // The k-th receiver is reached at index k, then once a round.
+    // Inside its write to `next`, a sender meets that mutex again a
+    // round later.
+    let locked = (0..=n)
+        .find(|&k| {
+            let first_visit_inside = k == 0 && by.mid_message;
+            !first_visit_inside && pipes[(next + k) % n].locked_against(by.me)
+        })
+        .map_or(u64::MAX, |k| k as u64);
     let mut batch = (0..n)
         .map(|k| pipes[(next + k) % n].room() * n as u64 + k as u64)
         .min()
         .unwrap_or(0)
         .min(left)
-        .min(pipes[0].capacity());
+        .min(pipes[0].capacity())
+        .min(locked);
     for k in 0..(batch.min(n as u64) as usize) {
         let p = &pipes[(next + k) % n];
         let wakes_next_writer = k == 0
@@ -282,8 +355,12 @@ pub fn sender_batch(pipes: &[Pipe], next: usize, left: u64, waited: bool) -> u64
 }
 
 /// Messages a receiver reads from `pipe` before its burst must end:
-/// what is there (at most `left`), or up to the read that wakes a writer.
-pub fn receiver_batch(pipe: &Pipe, left: u64) -> u64 {
+/// what is there (at most `left`), or up to the read that wakes a writer;
+/// none while a preempted writer holds the mutex.
+pub fn receiver_batch(pipe: &Pipe, left: u64, by: Planner) -> u64 {
+    if !by.mid_message && pipe.locked_against(by.me) {
+        return 0;
+    }
     let n = pipe.fill.min(left);
     if pipe.writers_waiting.is_empty() || n == 0 {
         return n;
@@ -298,6 +375,11 @@ pub fn receiver_batch(pipe: &Pipe, left: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ME: Planner = Planner {
+        me: 1000,
+        mid_message: false,
+    };
 
     fn pipe(pages: u64) -> Pipe {
         Pipe::new(Kind::Pipe { pages }, 99, 0)
@@ -378,11 +460,11 @@ mod tests {
     #[test]
     fn a_sender_stops_after_the_write_that_wakes_a_reader() {
         let mut pipes = vec![pipe(16), pipe(16), pipe(16)];
-        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false), 640);
+        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false, ME), 640);
         pipes[2].reader_waiting = true;
-        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false), 3);
-        assert_eq!(sender_batch(&pipes, 2, u64::MAX, false), 1);
-        assert_eq!(sender_batch(&pipes, 0, 2, false), 2, "left bounds it");
+        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false, ME), 3);
+        assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, ME), 1);
+        assert_eq!(sender_batch(&pipes, 0, 2, false, ME), 2, "left bounds it");
     }
 
     #[test]
@@ -393,8 +475,8 @@ mod tests {
             pipes[1].write(false, &mut woken);
         }
         // Pipe 1 takes 2 more: reached at indices 1 and 3.
-        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false), 5);
-        assert_eq!(sender_batch(&pipes, 1, u64::MAX, false), 4);
+        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false, ME), 5);
+        assert_eq!(sender_batch(&pipes, 1, u64::MAX, false, ME), 4);
     }
 
     #[test]
@@ -404,10 +486,10 @@ mod tests {
         for _ in 0..40 {
             p.write(false, &mut woken);
         }
-        assert_eq!(receiver_batch(&p, u64::MAX), 40);
+        assert_eq!(receiver_batch(&p, u64::MAX, ME), 40);
         p.writers_waiting.push(3);
-        assert_eq!(receiver_batch(&p, u64::MAX), 1);
-        assert_eq!(receiver_batch(&p, 0), 0);
+        assert_eq!(receiver_batch(&p, u64::MAX, ME), 1);
+        assert_eq!(receiver_batch(&p, 0, ME), 0);
     }
 
     /// The bulk operations do what one write or read per message does.
@@ -479,7 +561,7 @@ mod tests {
         assert_eq!(woken, vec![99]);
         assert!(!s.write(false, &mut woken));
         s.writers_waiting = vec![1, 2];
-        assert_eq!(receiver_batch(&s, u64::MAX), 6);
+        assert_eq!(receiver_batch(&s, u64::MAX, ME), 6);
         for _ in 0..5 {
             s.read(&mut woken);
         }
@@ -490,5 +572,59 @@ mod tests {
         s.reader_waiting = true;
         s.write(false, &mut woken);
         assert_eq!(woken.last(), Some(&99));
+    }
+
+    #[test]
+    fn a_preempted_holder_stops_others_at_its_pipe_only() {
+        let mut pipes: Vec<Pipe> = (0..4).map(|_| pipe(16)).collect();
+        pipes[2].hold_mutex(7);
+        // A sender from receiver 0 writes 0 and 1, then would block at 2.
+        assert_eq!(sender_batch(&pipes, 0, u64::MAX, false, ME), 2);
+        assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, ME), 0);
+        // The holder itself, and a thread already inside its write to 2,
+        // go on.
+        let holder = Planner {
+            me: 7,
+            mid_message: false,
+        };
+        assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, holder), 640);
+        let inside = Planner {
+            me: 1000,
+            mid_message: true,
+        };
+        assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, inside), 4);
+        let mut r = pipe(1);
+        let mut woken = vec![];
+        r.write(false, &mut woken);
+        r.hold_mutex(7);
+        assert_eq!(receiver_batch(&r, u64::MAX, ME), 0);
+    }
+
+    #[test]
+    fn the_unlock_wakes_one_waiter_in_order() {
+        let mut p = pipe(16);
+        p.hold_mutex(7);
+        p.hold_mutex(8);
+        assert_eq!(p.mutex_owner, Some(7), "the first holder keeps it");
+        p.wait_for_mutex(3);
+        p.wait_for_mutex(4);
+        assert_eq!(p.release_mutex(8), None, "only the owner unlocks");
+        assert_eq!(p.release_mutex(7), Some(3));
+        assert_eq!(
+            (p.mutex_owner, p.mutex_waiters.as_slice()),
+            (None, &[4][..])
+        );
+        // The woken waiter's own unlock wakes the next one, once.
+        assert_eq!(p.release_mutex(3), Some(4));
+        assert_eq!(p.release_mutex(3), None);
+        assert_eq!(p.release_mutex(4), None);
+        assert_eq!(p.mutex_handoff, None);
+    }
+
+    #[test]
+    fn sockets_have_no_pipe_mutex() {
+        let mut s = Pipe::new(Kind::Socket { capacity: 8 }, 99, 0);
+        s.hold_mutex(7);
+        assert!(!s.locked_against(1000));
     }
 }

@@ -86,6 +86,8 @@ struct Thread {
     allowed: Rc<[u32]>,
     /// CPU work left in the current burst.
     remaining: Nanos,
+    /// Asleep in `mutex_lock()` (`D`): a hackbench pipe's mutex.
+    on_mutex: bool,
     /// When the pending wakeup was asked for (latency start).
     wake_stamp: Option<Nanos>,
     slack: Nanos,
@@ -130,6 +132,9 @@ struct Cpu {
     hrtick_gen: u64,
     /// An HRTICK is armed and has not fired (`hrtick_active`).
     hrtick_pending: bool,
+    /// The switch being made preempts the kernel (a full request under
+    /// `full` or `lazy`), not a return to user or a sleep.
+    kernel_preempt: bool,
     busy_since: Option<Nanos>,
     busy_ns: Nanos,
     switches: u64,
@@ -265,6 +270,7 @@ impl Sim {
                     gen: 0,
                     hrtick_gen: 0,
                     hrtick_pending: false,
+                    kernel_preempt: false,
                     busy_since: None,
                     busy_ns: 0,
                     switches: 0,
@@ -537,6 +543,7 @@ impl Sim {
                     recent_used_cpu: None,
                     migrated: false,
                     owed: 0,
+                    on_mutex: false,
                 });
                 if start < FOREVER {
                     if timer_like {
@@ -918,6 +925,7 @@ impl Sim {
         if t.wake_stamp.is_none() && !first {
             self.threads[tid].wake_stamp = Some(now);
         }
+        self.threads[tid].on_mutex = false;
         let prev = self.threads[tid].cpu;
         let delayed = self.cpus[prev as usize].rq.se(self.threads[tid].eid).on_rq;
         // A delayed task is requeued where it is (ttwu_runnable); others
@@ -1060,6 +1068,12 @@ impl Sim {
             PreemptModel::Voluntary => in_kernel.min(COND_RESCHED_NS),
         };
         if delay == 0 {
+            let kernel = match self.cfg.preempt {
+                PreemptModel::Full => true,
+                PreemptModel::Lazy => kind == Resched::Full,
+                PreemptModel::None | PreemptModel::Voluntary => false,
+            };
+            self.cpus[cpu as usize].kernel_preempt = kernel;
             self.switch(cpu, now);
         } else {
             let gen = self.cpus[cpu as usize].gen;
@@ -1159,6 +1173,7 @@ impl Sim {
         }
         let c = &mut self.cpus[cpu as usize];
         c.gen += 1;
+        let in_kernel = std::mem::take(&mut c.kernel_preempt);
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
         if let Some(p) = prev.filter(|p| Some(*p) != next_tid) {
@@ -1168,7 +1183,7 @@ impl Sim {
             self.threads[p].owed += unpaid;
             if self.threads[p].state == State::Running {
                 self.threads[p].state = State::Runnable;
-                self.hackbench_preempted(p, now);
+                self.hackbench_preempted(p, now, in_kernel);
             }
         }
         let c = &mut self.cpus[cpu as usize];
@@ -1261,6 +1276,7 @@ impl Sim {
         if prev != next {
             let prev_state = match prev {
                 Some(p) if self.threads[p].state != State::Sleeping => PrevState::Preempted,
+                Some(p) if self.threads[p].on_mutex => PrevState::Uninterruptible,
                 Some(_) => PrevState::Sleeping,
                 None => PrevState::Preempted,
             };
@@ -1296,6 +1312,7 @@ impl Sim {
             }
         };
         let wakee = lag_at(self.threads[tid].eid);
+        let nr_queued = c.rq.cfs(c.rq.se(self.threads[tid].eid).cfs_rq).nr_queued;
         let curr = c.curr;
         let curr_lag = curr.map(|t| lag_at(self.threads[t].eid));
         self.observers.emit(SimEvent::WakeupPreempt {
@@ -1306,6 +1323,7 @@ impl Sim {
             decision,
             wakee,
             curr_lag,
+            nr_queued,
         });
     }
 
@@ -1329,7 +1347,11 @@ impl Sim {
             0
         };
         debug_assert!(into < unit, "progress into one message only (thread {tid})");
-        let n = match &t.role {
+        let by = hackbench::Planner {
+            me: tid,
+            mid_message: into > 0,
+        };
+        let mut n = match &t.role {
             Role::Sender {
                 pipe_base,
                 npipes,
@@ -1342,12 +1364,18 @@ impl Sim {
                 *next,
                 *left,
                 *waited,
+                by,
             ),
             Role::Receiver { pipe, left, .. } => {
-                hackbench::receiver_batch(&self.pipes[*pipe], *left)
+                hackbench::receiver_batch(&self.pipes[*pipe], *left, by)
             }
             _ => unreachable!(),
         };
+        // A holder others wait for ends its burst at the unlock.
+        let p = current_pipe(&t.role);
+        if self.pipes[p].mutex_owner == Some(tid) && !self.pipes[p].mutex_waiters.is_empty() {
+            n = n.min(1);
+        }
         let t = &mut self.threads[tid];
         t.remaining = n.max(1).saturating_mul(unit).min(FOREVER) - into;
         set_batch(&mut t.role, n);
@@ -1377,14 +1405,24 @@ impl Sim {
                 waited,
                 ..
             } => {
-                *waited = true;
                 let p = *pipe_base + *next;
-                self.pipes[p].writers_waiting.push(tid);
+                if self.pipes[p].locked_against(tid) {
+                    self.sleep_on_mutex(tid, p);
+                } else {
+                    *waited = true;
+                    self.pipes[p].writers_waiting.push(tid);
+                    self.pass_mutex_on(tid, p, now);
+                }
                 None
             }
             Role::Receiver { batch: 0, pipe, .. } => {
                 let p = *pipe;
-                self.pipes[p].reader_waiting = true;
+                if self.pipes[p].locked_against(tid) {
+                    self.sleep_on_mutex(tid, p);
+                } else {
+                    self.pipes[p].reader_waiting = true;
+                    self.pass_mutex_on(tid, p, now);
+                }
                 None
             }
             _ => Some(self.threads[tid].remaining),
@@ -1394,7 +1432,9 @@ impl Sim {
     /// A hackbench thread switched out in the middle of its batch: the
     /// messages it finished reach the pipe now (and wake whom they wake),
     /// not at the end of the batch.
-    fn hackbench_preempted(&mut self, tid: Tid, now: Nanos) {
+    /// Preempted in the kernel (`in_kernel`) inside a message, it keeps
+    /// that pipe's mutex until it finishes the message.
+    fn hackbench_preempted(&mut self, tid: Tid, now: Nanos, in_kernel: bool) {
         let Some((unit, batch)) = unit_and_batch(&self.threads[tid].role) else {
             return;
         };
@@ -1402,11 +1442,39 @@ impl Sim {
             .saturating_mul(unit)
             .saturating_sub(self.threads[tid].remaining);
         let done = (done_work / unit).min(batch);
-        if done == 0 {
-            return;
+        if done > 0 {
+            self.move_messages(tid, done, now);
+            set_batch(&mut self.threads[tid].role, batch - done);
         }
-        self.move_messages(tid, done, now);
-        set_batch(&mut self.threads[tid].role, batch - done);
+        if in_kernel && done < batch && done_work % unit > 0 {
+            let p = current_pipe(&self.threads[tid].role);
+            self.pipes[p].hold_mutex(tid);
+        }
+    }
+
+    /// Blocks `tid` in `mutex_lock()` on pipe `p` (the caller sleeps it).
+    fn sleep_on_mutex(&mut self, tid: Tid, p: usize) {
+        self.pipes[p].wait_for_mutex(tid);
+        self.threads[tid].on_mutex = true;
+    }
+
+    /// A thread the last unlock woke leaves pipe `p` without a message
+    /// (it sleeps for room or data): it passes the wakeup on.
+    fn pass_mutex_on(&mut self, tid: Tid, p: usize, now: Nanos) {
+        if let Some(w) = self.pipes[p].release_mutex(tid) {
+            let waker = Some(self.threads[tid].cpu);
+            if let Some(at) = self.owe_wakes(tid, 1, now).next() {
+                self.q.schedule(
+                    at,
+                    Ev::Wake {
+                        tid: w,
+                        sync: false,
+                        from_task: true,
+                        waker,
+                    },
+                );
+            }
+        }
     }
 
     /// Writes (a sender) or reads (a receiver) `count` messages, waking
@@ -1414,6 +1482,7 @@ impl Sim {
     /// filled or drained may take fewer).
     fn move_messages(&mut self, tid: Tid, count: u64, now: Nanos) -> u64 {
         let mut woken = std::mem::take(&mut self.woken);
+        let first = current_pipe(&self.threads[tid].role);
         let moved = match &mut self.threads[tid].role {
             Role::Sender {
                 pipe_base,
@@ -1451,14 +1520,24 @@ impl Sim {
             }
             _ => 0,
         };
+        // mutex_unlock() comes before the pipe's wakeups, and its
+        // wake_up_q() is not a sync wakeup.
+        let unlocked = if moved > 0 {
+            self.pipes[first].release_mutex(tid)
+        } else {
+            None
+        };
         let waker = Some(self.threads[tid].cpu);
-        let at = self.owe_wakes(tid, woken.len(), now);
-        for (w, at) in woken.drain(..).zip(at) {
+        let n = woken.len() + usize::from(unlocked.is_some());
+        let at = self.owe_wakes(tid, n, now);
+        let mutex_wake = unlocked.map(|w| (w, false));
+        let pipe_wakes = woken.drain(..).map(|w| (w, true));
+        for ((w, sync), at) in mutex_wake.into_iter().chain(pipe_wakes).zip(at) {
             self.q.schedule(
                 at,
                 Ev::Wake {
                     tid: w,
-                    sync: true,
+                    sync,
                     from_task: true,
                     waker,
                 },
@@ -1780,6 +1859,17 @@ fn unit_and_batch(role: &Role) -> Option<(Nanos, u64)> {
         Role::Sender { send, batch, .. } => Some((send, batch)),
         Role::Receiver { recv, batch, .. } => Some((recv, batch)),
         _ => None,
+    }
+}
+
+/// The pipe of a hackbench thread's next (or current) message.
+fn current_pipe(role: &Role) -> usize {
+    match *role {
+        Role::Sender {
+            pipe_base, next, ..
+        } => pipe_base + next,
+        Role::Receiver { pipe, .. } => pipe,
+        _ => unreachable!("only hackbench threads use pipes"),
     }
 }
 

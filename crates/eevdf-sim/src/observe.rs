@@ -68,6 +68,8 @@ pub enum SimEvent {
         /// After the decision (its `update_curr` included).
         wakee: LagAt,
         curr_lag: Option<LagAt>,
+        /// `nr_queued` of the wakee's queue (delayed entities count).
+        nr_queued: u32,
     },
     Migrate {
         ts: Nanos,

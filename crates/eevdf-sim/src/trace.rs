@@ -26,6 +26,8 @@ pub enum PrevState {
     Preempted,
     /// Went to sleep (`S`).
     Sleeping,
+    /// Went to sleep uninterruptibly (`D`), on a mutex.
+    Uninterruptible,
 }
 
 /// One recorded event. Tasks are indices into [`Trace::tasks`]; `None`

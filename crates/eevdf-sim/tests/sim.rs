@@ -207,7 +207,7 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
                 groups: 1,
                 fds: 10,
                 threads: true,
-                pipe: true,
+                pipe: false,
                 loops: 0,
                 send_ns: 2_000,
                 recv_ns: 2_000,
@@ -224,10 +224,13 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
     };
     // On one CPU the buddy outlives a pick only when ct wakes while the
     // hackbench group is current and eligible after one of its threads
-    // slept; since the pipes wake their readers where pipe_write() does,
-    // that happens on some seeds only (engine 0.4, seeds 1-8 with
-    // fds=10: 99, 57, 57, 57, 57, 236, 57, 57 us; fixed 57 on all). The
-    // rb5 seed test (t1_clear_buddies_on_rb5) carries the magnitude.
+    // slept, which happens on some seeds only. With pipes it no longer
+    // shows on one CPU since engine 0.5's pipe mutex (seeds 1-8, p99 with
+    // the bug: 64, 60, 57, 60, 66, 64, 60, 65 us; 57-63 fixed): threads
+    // blocked behind a preempted holder change who is current when ct
+    // wakes. Sockets have no such mutex (seeds 1-8: 57 us everywhere but
+    // seeds 5 and 8, 140 and 107 us; fixed 57 on all). The rb5 seed test
+    // (t1_clear_buddies_on_rb5) carries the magnitude.
     let mut worst_buggy: f64 = 0.0;
     for seed in 1..=8 {
         let (p99_fixed, _) = run(seed, &[]);
@@ -235,7 +238,7 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
         assert!(p99_fixed < 100.0, "seed {seed}: fixed {p99_fixed} us");
         worst_buggy = worst_buggy.max(p99_buggy / p99_fixed);
     }
-    assert!(worst_buggy > 3.0, "buggy at most {worst_buggy}x fixed");
+    assert!(worst_buggy > 2.0, "buggy at most {worst_buggy}x fixed");
     // Whether 6.19's form (NB_MODE=mel_v5) is worse still than the
     // buggy one depends on the seed since threads start by a wakeup
     // (seeds 1-5: 320, 185, 258, 519, 761 us against 513, 298, 374, 450,

@@ -52,6 +52,10 @@ fn a_sender_pays_for_each_reader_it_wakes() {
         },
     )];
     c.duration_ns = 50 * MS;
+    // Without kernel preemption no pipe mutex is held across a switch,
+    // so each write wakes at most its reader (a holder's unlock would
+    // wake a mutex waiter 3 us before it).
+    c.preempt = eevdf_sim::PreemptModel::Voluntary;
     let mut sim = eevdf_sim::Sim::new(c);
     sim.record_trace();
     sim.run_until(50 * MS);

@@ -221,6 +221,7 @@ impl Teacher {
                         (None, _) => "idle",
                         (_, PrevState::Preempted) => "preempted",
                         (_, PrevState::Sleeping) => "sleeps",
+                        (_, PrevState::Uninterruptible) => "waits for a mutex",
                     },
                     next.map_or("idle".into(), name)
                 ),

@@ -1,0 +1,69 @@
+//! Runs the simulator's twin of one seed of a fidelity reference, exactly
+//! as `eevdf kernel fidelity-doc` builds it (the kernel's features line,
+//! base slice, HZ, preemption model, guest costs and tick phase), and
+//! optionally writes its trace and decision log to hold against a kernel
+//! run's `--trace` and `--probe`:
+//!
+//! ```text
+//! cargo run --release -p eevdf-kernel --example twin -- \
+//!     tests/kernel-ref/ct-hackbench.default.7.2.json 1 /tmp/twin
+//! ```
+//!
+//! writes `/tmp/twin.trace` (ftrace text) and `/tmp/twin.dec` (the
+//! decisions). The twin's text may not print within 72 columns (guest
+//! costs lengthen the task line), which is why this runs it directly.
+
+use std::process::ExitCode;
+
+use eevdf_kernel::fidelity::Reference;
+use eevdf_scenario::decisions::DecisionLog;
+
+fn run(args: &[String]) -> Result<String, String> {
+    let [file, seed, rest @ ..] = args else {
+        return Err("usage: twin REFERENCE.json SEED [OUT]".into());
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let r: Reference = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+    let seed: u64 = seed.parse().map_err(|e| format!("seed {seed}: {e}"))?;
+    let ks = r
+        .seeds
+        .iter()
+        .find(|s| s.seed == seed)
+        .ok_or_else(|| format!("{file} has no seed {seed}"))?;
+    let sc = r.sim_scenario(ks)?;
+    let mut sim = eevdf_sim::Sim::new(sc.sim.clone());
+    let out = rest.first();
+    if out.is_some() {
+        sim.observe(Box::new(DecisionLog::new(sim.trace_tasks())));
+        sim.record_trace();
+    }
+    sim.run_until(sim.duration());
+    if let Some(out) = out {
+        let trace = eevdf_scenario::ftrace::to_ftrace(&sim.take_trace());
+        let log = sim.detach_observer::<DecisionLog>().map(|d| d.text());
+        std::fs::write(format!("{out}.trace"), trace).map_err(|e| format!("{out}: {e}"))?;
+        std::fs::write(format!("{out}.dec"), log.unwrap_or_default())
+            .map_err(|e| format!("{out}: {e}"))?;
+    }
+    let end = sim.duration();
+    let res = sim.finish(end);
+    let mut line = format!("seed {seed}: {} switches", res.totals.switches);
+    for h in &res.hackbench {
+        line.push_str(&format!(", {} {} messages", h.name, h.messages));
+    }
+    Ok(line)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("twin: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
