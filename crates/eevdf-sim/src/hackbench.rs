@@ -314,6 +314,9 @@ fn pop_front(v: &mut Vec<Tid>) -> Option<Tid> {
 pub struct Planner {
     pub me: Tid,
     pub mid_message: bool,
+    /// Some pipe's mutex is held across a preemption (else no pipe
+    /// needs looking at: the common case, kept cheap).
+    pub any_held: bool,
 }
 
 /// Messages a sender writes, round robin from receiver `next` of its
@@ -328,6 +331,7 @@ pub fn sender_batch(pipes: &[Pipe], next: usize, left: u64, waited: bool, by: Pl
     // Inside its write to `next`, a sender meets that mutex again a
     // round later.
     let locked = (0..=n)
+        .take_while(|_| by.any_held)
         .find(|&k| {
             let first_visit_inside = k == 0 && by.mid_message;
             !first_visit_inside && pipes[(next + k) % n].locked_against(by.me)
@@ -379,6 +383,7 @@ mod tests {
     const ME: Planner = Planner {
         me: 1000,
         mid_message: false,
+        any_held: true,
     };
 
     fn pipe(pages: u64) -> Pipe {
@@ -583,14 +588,11 @@ mod tests {
         assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, ME), 0);
         // The holder itself, and a thread already inside its write to 2,
         // go on.
-        let holder = Planner {
-            me: 7,
-            mid_message: false,
-        };
+        let holder = Planner { me: 7, ..ME };
         assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, holder), 640);
         let inside = Planner {
-            me: 1000,
             mid_message: true,
+            ..ME
         };
         assert_eq!(sender_batch(&pipes, 2, u64::MAX, false, inside), 4);
         let mut r = pipe(1);

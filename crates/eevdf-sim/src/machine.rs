@@ -201,6 +201,8 @@ pub struct Sim {
     pipes: Vec<Pipe>,
     /// Reused buffer for the threads a pipe operation wakes.
     woken: Vec<Tid>,
+    /// Pipes whose mutex a preempted thread holds.
+    mutexes_held: u32,
     events: u64,
     /// Events after which the run stops (`max_events`, or the cost
     /// model's default), and where it stopped if it did.
@@ -312,6 +314,7 @@ impl Sim {
             groups,
             pipes: Vec::new(),
             woken: Vec::new(),
+            mutexes_held: 0,
             events: 0,
             budget,
             stopped_at: None,
@@ -874,6 +877,44 @@ impl Sim {
                 }
             }
         }
+        self.check_pipe_mutexes()
+    }
+
+    /// Every held mutex is counted and its holder is not asleep; every
+    /// thread on a mutex sleeps there and only there.
+    fn check_pipe_mutexes(&self) -> Result<(), String> {
+        let held = self
+            .pipes
+            .iter()
+            .filter(|p| p.mutex_owner.is_some())
+            .count();
+        if held != self.mutexes_held as usize {
+            return Err(format!(
+                "{held} pipe mutexes held, {} counted",
+                self.mutexes_held
+            ));
+        }
+        for (i, p) in self.pipes.iter().enumerate() {
+            if let Some(o) = p.mutex_owner {
+                if self.threads[o].state == State::Sleeping {
+                    return Err(format!("pipe {i}: mutex held by sleeping thread {o}"));
+                }
+            }
+            for &w in &p.mutex_waiters {
+                if !self.threads[w].on_mutex || self.threads[w].state != State::Sleeping {
+                    return Err(format!("pipe {i}: waiter {w} is not asleep on it"));
+                }
+            }
+        }
+        let waiting = self
+            .pipes
+            .iter()
+            .map(|p| p.mutex_waiters.len())
+            .sum::<usize>();
+        let on_mutex = self.threads.iter().filter(|t| t.on_mutex).count();
+        if waiting != on_mutex {
+            return Err(format!("{on_mutex} threads on a mutex, {waiting} waiting"));
+        }
         Ok(())
     }
 
@@ -1350,6 +1391,7 @@ impl Sim {
         let by = hackbench::Planner {
             me: tid,
             mid_message: into > 0,
+            any_held: self.mutexes_held > 0,
         };
         let mut n = match &t.role {
             Role::Sender {
@@ -1448,8 +1490,26 @@ impl Sim {
         }
         if in_kernel && done < batch && done_work % unit > 0 {
             let p = current_pipe(&self.threads[tid].role);
+            let free = self.pipes[p].mutex_owner.is_none();
             self.pipes[p].hold_mutex(tid);
+            if free && self.pipes[p].mutex_owner.is_some() {
+                self.mutexes_held += 1;
+            }
         }
+    }
+
+    /// `tid` is through pipe `p`: its unlock (if it held the mutex or
+    /// had it handed over) and the waiter that wakes.
+    fn unlock(&mut self, tid: Tid, p: usize) -> Option<Tid> {
+        if self.pipes[p].mutex_owner == Some(tid) {
+            self.mutexes_held -= 1;
+        }
+        let woken = self.pipes[p].release_mutex(tid);
+        if let Some(w) = woken {
+            // Off the wait list: its wakeup is on its way.
+            self.threads[w].on_mutex = false;
+        }
+        woken
     }
 
     /// Blocks `tid` in `mutex_lock()` on pipe `p` (the caller sleeps it).
@@ -1458,10 +1518,11 @@ impl Sim {
         self.threads[tid].on_mutex = true;
     }
 
-    /// A thread the last unlock woke leaves pipe `p` without a message
-    /// (it sleeps for room or data): it passes the wakeup on.
+    /// A thread leaves pipe `p` without a message to sleep for room or
+    /// data: `pipe_write()`/`pipe_read()` unlock before they wait, and a
+    /// woken waiter passes the wakeup on.
     fn pass_mutex_on(&mut self, tid: Tid, p: usize, now: Nanos) {
-        if let Some(w) = self.pipes[p].release_mutex(tid) {
+        if let Some(w) = self.unlock(tid, p) {
             let waker = Some(self.threads[tid].cpu);
             if let Some(at) = self.owe_wakes(tid, 1, now).next() {
                 self.q.schedule(
@@ -1523,7 +1584,7 @@ impl Sim {
         // mutex_unlock() comes before the pipe's wakeups, and its
         // wake_up_q() is not a sync wakeup.
         let unlocked = if moved > 0 {
-            self.pipes[first].release_mutex(tid)
+            self.unlock(tid, first)
         } else {
             None
         };
