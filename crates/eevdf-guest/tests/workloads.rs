@@ -86,8 +86,10 @@ fn timer_samples_once_per_period() {
     assert_eq!(r.threads.len(), 2);
     // Overruns re-arm at the current time (as the simulator), so a busy
     // host loses samples, and an idle virtual machine loses a few (CI:
-    // 975 and 981 of 1000).
-    let low = if busy { 500 } else { 950 };
+    // 975, 981 and once 936 of 1000: the hypervisor's steal time is not
+    // in /proc/stat's other work). Sampling twice a period, or once every
+    // two, still fails.
+    let low = if busy { 500 } else { 900 };
     for t in &r.threads {
         assert_eq!((t.role.as_str(), t.directive), ("timer", 0));
         let n = samples(t);
