@@ -29,28 +29,6 @@ pub enum PickReason {
     CurrEarlierDeadline { deadline: u64 },
 }
 
-impl PickReason {
-    /// A sentence for humans (teaching mode); times in virtual ns.
-    pub fn describe(&self) -> String {
-        match self {
-            PickReason::Only => "the only queued entity".into(),
-            PickReason::NextBuddy => "eligible next buddy".into(),
-            PickReason::Protected { vprot } => {
-                format!("current, eligible and protected until vruntime {vprot}")
-            }
-            PickReason::EarliestDeadline { deadline } => {
-                format!("eligible, earliest deadline {deadline}")
-            }
-            PickReason::EarliestEligibleDeadline { deadline } => {
-                format!("earliest deadline among eligible entities ({deadline}); earlier ones were not eligible")
-            }
-            PickReason::CurrEarlierDeadline { deadline } => {
-                format!("current, eligible, deadline {deadline} earlier than any queued one")
-            }
-        }
-    }
-}
-
 /// One level of a pick: which queue, what it returned and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PickStep {

@@ -534,12 +534,6 @@ impl Rq {
     pub(crate) fn resched_curr(&mut self) {
         self.resched = Some(Resched::Full);
     }
-
-    /// Clears the reschedule request (the simulator calls this when it
-    /// runs `schedule()`).
-    pub fn clear_resched(&mut self) {
-        self.resched = None;
-    }
 }
 
 /// `key * weight` as i128, through i64 when the product fits (nearly

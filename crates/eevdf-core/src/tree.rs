@@ -34,16 +34,6 @@ pub fn vtime_min(a: u64, b: u64) -> u64 {
     }
 }
 
-/// The later of two wrapping virtual times.
-#[inline]
-pub fn vtime_max(a: u64, b: u64) -> u64 {
-    if vtime_before(a, b) {
-        b
-    } else {
-        a
-    }
-}
-
 /// What the tree stores about one queued entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeItem {
