@@ -399,11 +399,8 @@ impl Sim {
         c.misfit = false;
         self.threads[tid].state = State::Runnable;
         self.threads[tid].last_ran = now;
-        // The stopper preempts the kernel where the model can.
-        let in_kernel = matches!(
-            self.cfg.preempt,
-            crate::config::PreemptModel::Full | crate::config::PreemptModel::Lazy
-        );
+        // The stopper's request is a full one.
+        let in_kernel = self.preempts_kernel(eevdf_core::Resched::Full);
         self.hackbench_preempted(tid, now, in_kernel);
         self.migrate_runnable(tid, dst, now);
         self.switch(src, now);

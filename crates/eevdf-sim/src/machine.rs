@@ -966,7 +966,6 @@ impl Sim {
         if t.wake_stamp.is_none() && !first {
             self.threads[tid].wake_stamp = Some(now);
         }
-        self.threads[tid].on_mutex = false;
         let prev = self.threads[tid].cpu;
         let delayed = self.cpus[prev as usize].rq.se(self.threads[tid].eid).on_rq;
         // A delayed task is requeued where it is (ttwu_runnable); others
@@ -1109,16 +1108,22 @@ impl Sim {
             PreemptModel::Voluntary => in_kernel.min(COND_RESCHED_NS),
         };
         if delay == 0 {
-            let kernel = match self.cfg.preempt {
-                PreemptModel::Full => true,
-                PreemptModel::Lazy => kind == Resched::Full,
-                PreemptModel::None | PreemptModel::Voluntary => false,
-            };
-            self.cpus[cpu as usize].kernel_preempt = kernel;
+            self.cpus[cpu as usize].kernel_preempt = self.preempts_kernel(kind);
             self.switch(cpu, now);
         } else {
             let gen = self.cpus[cpu as usize].gen;
             self.q.schedule(now + delay, Ev::ReschedPoint { cpu, gen });
+        }
+    }
+
+    /// Whether a request of this kind preempts code running in the kernel
+    /// (`CONFIG_PREEMPTION` honours TIF_NEED_RESCHED on any interrupt or
+    /// preempt_enable; a lazy request waits for the return to user).
+    pub(crate) fn preempts_kernel(&self, kind: Resched) -> bool {
+        match self.cfg.preempt {
+            PreemptModel::Full => true,
+            PreemptModel::Lazy => kind == Resched::Full,
+            PreemptModel::None | PreemptModel::Voluntary => false,
         }
     }
 
