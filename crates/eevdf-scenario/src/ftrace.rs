@@ -56,6 +56,7 @@ pub fn to_ftrace(t: &Trace) -> String {
                 let state = match (prev, prev_state) {
                     (None, _) => "R",
                     (_, PrevState::Preempted) => "R+",
+                    (_, PrevState::Runnable) => "R",
                     (_, PrevState::Sleeping) => "S",
                     (_, PrevState::Uninterruptible) => "D",
                 };

@@ -147,7 +147,9 @@ impl Workload {
 
     /// Fraction of run time spent in the kernel, in percent, and the
     /// longest non-preemptible stretch (relevant for the none, voluntary
-    /// and lazy preemption models).
+    /// and lazy preemption models). hackbench's applies only when a task
+    /// sets `kernel` or `ksection`; else each message is one syscall
+    /// (docs/model.md §6, "Preemption points").
     pub fn kernel_profile(&self) -> (u32, Nanos) {
         match self {
             Workload::Hackbench { .. } => (80, 20_000),

@@ -20,18 +20,55 @@
 //! last message is read, so a pipe whose oldest page is partly read holds
 //! fewer messages. "Full" is the ring's slots, not the bytes.
 //!
-//! Each pipe has its `pipe->mutex`. A thread preempted inside a read or
-//! write by a kernel preemption (a full request under `full` or `lazy`)
-//! holds it until it finishes that message; whoever reaches the pipe in
+//! Each pipe has its `pipe->mutex`. A thread preempted by a kernel
+//! preemption (a full request under `full` or `lazy`) between the
+//! `mutex_lock()` and `mutex_unlock()` of a read or write ([`WRITE_LOCKED`],
+//! [`READ_LOCKED`]) holds it until it finishes that message; whoever reaches the pipe in
 //! the meantime sleeps uninterruptibly (`D`) until the unlock wakes the
 //! first waiter (`mutex_unlock()`: one waiter, `wake_up_q()`, no sync).
-//! On 7.2.13 (lazy, `CONFIG_PREEMPTION`), 306 of 402 senders preempted
-//! in the kernel left others blocked on the mutex, 896 `D` sleeps in 1 s
-//! of ct-hackbench; 6.12.95 (voluntary) has none. While the owner runs
+//! On 7.2.13 (lazy, `CONFIG_PREEMPTION`), ct-hackbench has about 890
+//! `D` sleeps in 1 s; 6.12.95 (voluntary) has none. While the owner runs
 //! on another CPU, waiters would spin (`mutex_optimistic_spin()`), so
 //! only a preempted owner blocks others.
 
 use crate::workload::Tid;
+
+/// Where `pipe->mutex` is held inside one message, in thousandths of
+/// the message's cost from the return to user that ends the previous
+/// one: from `mutex_lock()` to `mutex_unlock()` in `anon_pipe_write()`
+/// (`anon_pipe_read()`; `pipe_write()`/`pipe_read()` in 6.12). Measured
+/// under this project's QEMU:
+/// - the lock's length, on 7.2.13 with fprobes on `vfs_write`,
+///   `anon_pipe_write`, `mutex_unlock`, `vfs_read` and `anon_pipe_read`
+///   (ct-hackbench seed 1, 300 ms, 15,000 messages each way), each hit's
+///   probe cost (1.66 us, from the calibrated message costs) taken off:
+///   a write spends 0.49 us from `vfs_write()` to the lock and 0.58 us
+///   under it (of 2.25 us), a read 0.43 and 0.40 us (of 2.04 us);
+/// - where the lock starts: on 6.12.95 (voluntary, where `might_sleep()`
+///   in `mutex_lock()` is a preemption point), 277 of 769 preemptions
+///   after a cyclictest wakeup came in the kernel (`R+`), the rest at the
+///   return to user (`R`; seed 1, 1 s): 36 % of a message lies between
+///   the return to user and `mutex_lock()`.
+pub const WRITE_LOCKED: (u64, u64) = (360, 616);
+pub const READ_LOCKED: (u64, u64) = (360, 556);
+
+/// Work into a message of cost `unit` at which `mutex_lock()` is called.
+pub fn lock_at(locked: (u64, u64), unit: u64) -> u64 {
+    (u128::from(unit) * u128::from(locked.0) / 1000) as u64
+}
+
+/// Whether a thread `pos` ns into a message of cost `unit` is between
+/// the `mutex_lock()` and `mutex_unlock()` of `locked` (thousandths).
+pub fn under_mutex(locked: (u64, u64), pos: u64, unit: u64) -> bool {
+    let unlock = (u128::from(unit) * u128::from(locked.1) / 1000) as u64;
+    (lock_at(locked, unit)..unlock).contains(&pos)
+}
+
+/// Whether a thread `pos` ns into a message of cost `unit` is past its
+/// `mutex_lock()` (it finishes the message whatever the mutex).
+pub fn past_mutex_lock(locked: (u64, u64), pos: u64, unit: u64) -> bool {
+    pos > lock_at(locked, unit)
+}
 
 /// hackbench's message size (`DATASIZE`).
 pub const MESSAGE_BYTES: u64 = 100;

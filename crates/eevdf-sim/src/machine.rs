@@ -38,10 +38,12 @@ enum Ev {
         cpu: u32,
         gen: u64,
     },
-    /// A delayed reschedule becomes effective (preemption models).
+    /// A delayed reschedule becomes effective (preemption models), at
+    /// the return to user or, `in_kernel`, at a `might_resched()`.
     ReschedPoint {
         cpu: u32,
         gen: u64,
+        in_kernel: bool,
     },
     HrTick {
         cpu: u32,
@@ -91,7 +93,9 @@ struct Thread {
     /// When the pending wakeup was asked for (latency start).
     wake_stamp: Option<Nanos>,
     slack: Nanos,
-    kernel: (u32, Nanos),
+    /// Share of run time in the kernel and the longest section; `None`:
+    /// a hackbench thread's messages say (one syscall each).
+    kernel: Option<(u32, Nanos)>,
     hist: LatencyHist,
     wakeups: u64,
     migrations: u64,
@@ -132,9 +136,8 @@ struct Cpu {
     hrtick_gen: u64,
     /// An HRTICK is armed and has not fired (`hrtick_active`).
     hrtick_pending: bool,
-    /// The switch being made preempts the kernel (a full request under
-    /// `full` or `lazy`), not a return to user or a sleep.
-    kernel_preempt: bool,
+    /// Where the switch being made takes the CPU from a running task.
+    preemption: Preemption,
     busy_since: Option<Nanos>,
     busy_ns: Nanos,
     switches: u64,
@@ -272,7 +275,7 @@ impl Sim {
                     gen: 0,
                     hrtick_gen: 0,
                     hrtick_pending: false,
-                    kernel_preempt: false,
+                    preemption: Preemption::ToUser,
                     busy_since: None,
                     busy_ns: 0,
                     switches: 0,
@@ -491,7 +494,10 @@ impl Sim {
                     }
                 }
             }
-            let kernel = spec.kernel();
+            let by_message = matches!(spec.workload, Workload::Hackbench { .. })
+                && spec.kernel_pct.is_none()
+                && spec.ksection_ns.is_none();
+            let kernel = (!by_message).then(|| spec.kernel());
             for (i, (role, start)) in roles.into_iter().enumerate() {
                 // Round-robin initial placement over allowed CPUs.
                 let mut cpu = rr % nr;
@@ -771,10 +777,17 @@ impl Sim {
                 }
                 self.burst_end(cpu, now);
             }
-            Ev::ReschedPoint { cpu, gen } => {
+            Ev::ReschedPoint {
+                cpu,
+                gen,
+                in_kernel,
+            } => {
                 if self.cpus[cpu as usize].gen == gen
                     && self.cpus[cpu as usize].rq.resched.is_some()
                 {
+                    if in_kernel {
+                        self.cpus[cpu as usize].preemption = Preemption::MightResched;
+                    }
                     self.switch(cpu, now);
                 }
             }
@@ -1085,18 +1098,7 @@ impl Sim {
             self.switch(cpu, now);
             return;
         };
-        let t = &self.threads[tid];
-        let in_kernel = {
-            let (pct, section) = t.kernel;
-            if pct == 0 || section == 0 || now < c.run_start {
-                0
-            } else {
-                let ran = t.ran_ns + (now - c.run_start);
-                let cycle = (section * 100 / u64::from(pct)).max(section);
-                let pos = ran % cycle;
-                section.saturating_sub(pos)
-            }
-        };
+        let in_kernel = self.kernel_left(cpu, tid, now);
         let delay = match self.cfg.preempt {
             PreemptModel::Full => 0,
             PreemptModel::Lazy if kind == Resched::Full => 0,
@@ -1105,15 +1107,82 @@ impl Sim {
             // in user mode is the exit of this very interrupt; in kernel
             // mode it waits for the syscall's exit or the tick's upgrade.
             PreemptModel::Lazy | PreemptModel::None => in_kernel,
-            PreemptModel::Voluntary => in_kernel.min(COND_RESCHED_NS),
+            // `might_resched()` is `__cond_resched()` under voluntary.
+            PreemptModel::Voluntary => in_kernel.min(self.might_resched_in(cpu, tid, now)),
         };
         if delay == 0 {
-            self.cpus[cpu as usize].kernel_preempt = self.preempts_kernel(kind);
+            if in_kernel > 0 && self.preempts_kernel(kind) {
+                self.cpus[cpu as usize].preemption = Preemption::Kernel;
+            }
             self.switch(cpu, now);
         } else {
             let gen = self.cpus[cpu as usize].gen;
-            self.q.schedule(now + delay, Ev::ReschedPoint { cpu, gen });
+            let in_kernel = delay < in_kernel;
+            self.q.schedule(
+                now + delay,
+                Ev::ReschedPoint {
+                    cpu,
+                    gen,
+                    in_kernel,
+                },
+            );
         }
+    }
+
+    /// Wall time until `tid`, running on `cpu`, next returns to user
+    /// mode (0: it runs user code). A hackbench thread's message is one
+    /// `write()` or `read()` from a return to user to the next
+    /// (`hackbench::WRITE_LOCKED`); other threads follow their `kernel`
+    /// sections.
+    fn kernel_left(&self, cpu: u32, tid: Tid, now: Nanos) -> Nanos {
+        let c = &self.cpus[cpu as usize];
+        if now < c.run_start {
+            return 0;
+        }
+        let t = &self.threads[tid];
+        let Some((pct, section)) = t.kernel else {
+            return self.message_pos(cpu, tid, now).map_or(0, |(into, unit)| {
+                wall_for_work((unit - into) % unit, c.capacity)
+            });
+        };
+        if pct == 0 || section == 0 {
+            return 0;
+        }
+        let ran = t.ran_ns + (now - c.run_start);
+        let cycle = (section * 100 / u64::from(pct)).max(section);
+        section.saturating_sub(ran % cycle)
+    }
+
+    /// Wall time until `tid`'s next `might_resched()`: a hackbench
+    /// message's `mutex_lock()` (`might_sleep()`), else the spacing of
+    /// `cond_resched()` calls.
+    fn might_resched_in(&self, cpu: u32, tid: Tid, now: Nanos) -> Nanos {
+        let c = &self.cpus[cpu as usize];
+        let by_message = self.threads[tid].kernel.is_none();
+        match self.message_pos(cpu, tid, now).filter(|_| by_message) {
+            Some((into, unit)) => {
+                let lock = hackbench::lock_at(mutex_window(&self.threads[tid].role), unit);
+                match lock.checked_sub(into) {
+                    Some(d) if d > 0 && now >= c.run_start => wall_for_work(d, c.capacity),
+                    _ => COND_RESCHED_NS,
+                }
+            }
+            None => COND_RESCHED_NS,
+        }
+    }
+
+    /// A running hackbench thread's work into its current message, and
+    /// the message's cost.
+    fn message_pos(&self, cpu: u32, tid: Tid, now: Nanos) -> Option<(Nanos, Nanos)> {
+        let c = &self.cpus[cpu as usize];
+        let t = &self.threads[tid];
+        let (unit, batch) = unit_and_batch(&t.role).filter(|&(u, _)| u > 0)?;
+        let ran = now
+            .saturating_sub(c.run_start)
+            .min(c.burst_end.saturating_sub(c.run_start));
+        let left = t.remaining.saturating_sub(work_in_wall(ran, c.capacity));
+        let done = batch.max(1).saturating_mul(unit).saturating_sub(left);
+        Some((done % unit, unit))
     }
 
     /// Whether a request of this kind preempts code running in the kernel
@@ -1219,7 +1288,7 @@ impl Sim {
         }
         let c = &mut self.cpus[cpu as usize];
         c.gen += 1;
-        let in_kernel = std::mem::take(&mut c.kernel_preempt);
+        let how = std::mem::take(&mut c.preemption);
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
         if let Some(p) = prev.filter(|p| Some(*p) != next_tid) {
@@ -1229,7 +1298,7 @@ impl Sim {
             self.threads[p].owed += unpaid;
             if self.threads[p].state == State::Running {
                 self.threads[p].state = State::Runnable;
-                self.hackbench_preempted(p, now, in_kernel);
+                self.hackbench_preempted(p, now, how == Preemption::Kernel);
             }
         }
         let c = &mut self.cpus[cpu as usize];
@@ -1251,7 +1320,7 @@ impl Sim {
         }
         c.curr = next_tid;
         if !self.observers.is_empty() {
-            self.emit_switch(cpu, prev, next_tid, now);
+            self.emit_switch(cpu, prev, next_tid, now, how != Preemption::ToUser);
         }
         let Some(tid) = next_tid else {
             // rq->nr_switches counts the switch into idle too.
@@ -1317,11 +1386,22 @@ impl Sim {
         self.hrtick_schedule(cpu, now, switched);
     }
 
-    /// `Switch` (when what runs changed) and the `Pick` behind it.
-    fn emit_switch(&mut self, cpu: u32, prev: Option<Tid>, next: Option<Tid>, now: Nanos) {
+    /// `Switch` (when what runs changed) and the `Pick` behind it;
+    /// `in_kernel`: the switch preempts kernel code.
+    fn emit_switch(
+        &mut self,
+        cpu: u32,
+        prev: Option<Tid>,
+        next: Option<Tid>,
+        now: Nanos,
+        in_kernel: bool,
+    ) {
         if prev != next {
             let prev_state = match prev {
-                Some(p) if self.threads[p].state != State::Sleeping => PrevState::Preempted,
+                Some(p) if self.threads[p].state != State::Sleeping && in_kernel => {
+                    PrevState::Preempted
+                }
+                Some(p) if self.threads[p].state != State::Sleeping => PrevState::Runnable,
                 Some(p) if self.threads[p].on_mutex => PrevState::Uninterruptible,
                 Some(_) => PrevState::Sleeping,
                 None => PrevState::Preempted,
@@ -1395,7 +1475,7 @@ impl Sim {
         debug_assert!(into < unit, "progress into one message only (thread {tid})");
         let by = hackbench::Planner {
             me: tid,
-            mid_message: into > 0,
+            mid_message: hackbench::past_mutex_lock(mutex_window(&t.role), into, unit),
             any_held: self.mutexes_held > 0,
         };
         let mut n = match &t.role {
@@ -1493,7 +1573,8 @@ impl Sim {
             self.move_messages(tid, done, now);
             set_batch(&mut self.threads[tid].role, batch - done);
         }
-        if in_kernel && done < batch && done_work % unit > 0 {
+        let window = mutex_window(&self.threads[tid].role);
+        if in_kernel && done < batch && hackbench::under_mutex(window, done_work % unit, unit) {
             let p = current_pipe(&self.threads[tid].role);
             let free = self.pipes[p].mutex_owner.is_none();
             self.pipes[p].hold_mutex(tid);
@@ -1925,6 +2006,28 @@ fn unit_and_batch(role: &Role) -> Option<(Nanos, u64)> {
         Role::Sender { send, batch, .. } => Some((send, batch)),
         Role::Receiver { recv, batch, .. } => Some((recv, batch)),
         _ => None,
+    }
+}
+
+/// Where a switch takes the CPU from a task that is still runnable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Preemption {
+    /// On the way back to user mode (or from user code): `R` in a trace.
+    #[default]
+    ToUser,
+    /// In kernel code, by `preempt_schedule_irq()` (`CONFIG_PREEMPTION`):
+    /// a mutex it holds stays held. `R+`.
+    Kernel,
+    /// In kernel code, at a `might_resched()` (voluntary): nothing held.
+    /// `R+`.
+    MightResched,
+}
+
+/// Where a hackbench thread's message holds `pipe->mutex`.
+fn mutex_window(role: &Role) -> (u64, u64) {
+    match role {
+        Role::Sender { .. } => hackbench::WRITE_LOCKED,
+        _ => hackbench::READ_LOCKED,
     }
 }
 

@@ -22,8 +22,13 @@ pub struct TraceTask {
 /// The state a switched-out task leaves in (`prev_state`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PrevState {
-    /// Preempted while runnable (`R+`).
+    /// Preempted in the kernel (`R+`: `preempt_schedule_irq()` and
+    /// friends, under `full` or a `lazy` model's full request).
     Preempted,
+    /// Switched out runnable on its way back to user mode (`R`:
+    /// `schedule()` from `exit_to_user_mode_loop()`), or preempted
+    /// while running user code.
+    Runnable,
     /// Went to sleep (`S`).
     Sleeping,
     /// Went to sleep uninterruptibly (`D`), on a mutex.

@@ -1,5 +1,5 @@
 //! hackbench's `pipe->mutex` (docs/model.md §6): a thread preempted in
-//! the kernel inside a read or write keeps the mutex, and whoever reaches
+//! the kernel inside a read's or write's lock keeps the mutex, and whoever reaches
 //! that pipe sleeps in `D` until the unlock. A 7.2.13 ct-hackbench trace
 //! (lazy, `CONFIG_PREEMPTION`) has 896 `D` sleeps in 1 s; 6.12.95
 //! (voluntary) has none, as no kernel preemption can stop a holder.
@@ -74,7 +74,7 @@ fn mutex_sleeps(c: SimConfig) -> (usize, usize) {
 #[test]
 fn only_a_kernel_preemption_leaves_the_mutex_held() {
     let (d, _) = mutex_sleeps(ct_hackbench(Profile::V7_2, PreemptModel::Lazy));
-    // The kernel's 896 in 1 s; the simulator's are of that order.
+    // The kernel's 890 in 1 s; the simulator's are of that order.
     assert!((200..5_000).contains(&d), "{d} D sleeps under lazy");
     let (d, switches) = mutex_sleeps(ct_hackbench(Profile::V6_12, PreemptModel::Voluntary));
     assert_eq!(

@@ -219,7 +219,8 @@ impl Teacher {
                     prev.map_or("idle".into(), name),
                     match (prev, prev_state) {
                         (None, _) => "idle",
-                        (_, PrevState::Preempted) => "preempted",
+                        (_, PrevState::Preempted) => "preempted in the kernel",
+                        (_, PrevState::Runnable) => "preempted",
                         (_, PrevState::Sleeping) => "sleeps",
                         (_, PrevState::Uninterruptible) => "waits for a mutex",
                     },

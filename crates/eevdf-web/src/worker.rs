@@ -230,7 +230,7 @@ impl Rolling {
                 next,
             } => {
                 self.close(cpu as usize, ts);
-                if let (Some(p), PrevState::Preempted) = (prev, prev_state) {
+                if let (Some(p), PrevState::Preempted | PrevState::Runnable) = (prev, prev_state) {
                     self.marks.push(Mark {
                         cpu,
                         ts,
