@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick fuzz
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick fuzz identical
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -24,6 +24,7 @@ help:
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
 	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc"
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
+	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
 
 setup:
 	@./scripts/setup.sh
@@ -103,5 +104,11 @@ fidelity-seeds:
 
 # Every parser fuzzed on stable, FUZZ_SECONDS each (default 30); CI runs
 # a short smoke after make test.
+# Every preset on five machines and four feature lines, against BASE's
+# build: a refactor must leave all of them byte-identical.
+identical:
+	@test -n "$(BASE)" || { echo "usage: make identical BASE=rev" >&2; exit 2; }
+	./scripts/identical.sh $(BASE)
+
 fuzz:
 	./scripts/fuzz.sh

@@ -469,3 +469,17 @@ fn a_thread_starts_by_a_wakeup_with_a_full_slice() {
     // Fork semantics would end it at the first tick past 1.5 ms.
     assert!(first >= 3 * MS, "first hog-to-hog switch at {first} ns");
 }
+
+#[test]
+fn an_invalid_machine_is_an_error_not_a_flat_one() {
+    let mut c = cfg(2, 250, 1, &[]);
+    c.tasks = vec![hog("h", 0, None)];
+    c.machine = Some(eevdf_sim::topology::MachineSpec::Preset("pdp-11".into()));
+    let Err(e) = eevdf_sim::Sim::try_new(c.clone()) else {
+        panic!("an unknown preset must not build");
+    };
+    assert!(e.contains("pdp-11"), "{e}");
+    c.machine = Some(eevdf_sim::topology::MachineSpec::Preset("rb5".into()));
+    let sim = eevdf_sim::Sim::try_new(c).expect("rb5 builds");
+    assert_eq!(sim.topology().nr_cpus(), 8);
+}

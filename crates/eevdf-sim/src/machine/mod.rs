@@ -1,9 +1,9 @@
 //! The simulated machine: CPUs with an `eevdf-core` runqueue each, the
-//! event loop, preemption models, ticks, HRTICK, wakeups and costs.
-//!
-//! CPUs are a flat set here: a new thread starts on the next allowed CPU
-//! in round-robin creation order and a waking thread returns to its
-//! previous CPU (`select_cpu`, which the SMP models replace).
+//! event loop, ticks, HRTICK, wakeups and costs. Threads are created
+//! in `spawn` (a new thread starts on the next allowed CPU in creation
+//! order), a waking thread's CPU comes from `balance` (the simulator's
+//! `select_task_rq_fair`), `preempt` applies the preemption model, and
+//! `pipes` runs hackbench's threads.
 
 use eevdf_core::{
     CfsRqId, DequeueFlags, EnqueueFlags, EntityId, HrtickArm, LoadWeight, Resched, Rq, RqConfig,
@@ -27,8 +27,12 @@ use crate::topology::{MachineSpec, Topology};
 use crate::trace::{PrevState, Trace, TraceRecorder, TraceTask};
 use crate::workload::{wall_for_work, work_in_wall, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
 
-#[path = "balance.rs"]
 pub mod balance;
+mod pipes;
+mod preempt;
+mod spawn;
+
+use preempt::Preemption;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
@@ -221,12 +225,23 @@ pub struct Sim {
 
 impl Sim {
     /// Builds the machine and its threads; nothing has run yet.
+    ///
+    /// # Panics
+    ///
+    /// If `cfg.machine` does not build ([`Sim::try_new`] says why); a
+    /// parsed scenario's machine always does.
     pub fn new(cfg: SimConfig) -> Sim {
-        let flat = MachineSpec::Flat(cfg.nr_cpus.max(1));
-        let spec = cfg.machine.clone().unwrap_or(flat.clone());
-        let topo = Topology::build(&spec)
-            .or_else(|_| Topology::build(&flat))
-            .expect("a flat machine always builds");
+        Sim::try_new(cfg).unwrap_or_else(|e| panic!("invalid machine: {e}"))
+    }
+
+    /// [`Sim::new`], or the reason the configured machine does not build
+    /// (an unknown preset, a custom machine without CPUs, ...).
+    pub fn try_new(cfg: SimConfig) -> Result<Sim, String> {
+        let spec = cfg
+            .machine
+            .clone()
+            .unwrap_or(MachineSpec::Flat(cfg.nr_cpus.max(1)));
+        let topo = Topology::build(&spec)?;
         let nr = topo.nr_cpus();
         let topo_name = topo.name.clone();
         let topo_has_no_em = topo.perf_domains.is_empty() || !topo.asymmetric();
@@ -331,247 +346,7 @@ impl Sim {
         };
         sim.spawn_threads(&mut rng);
         sim.init_balance();
-        sim
-    }
-
-    fn spawn_threads(&mut self, rng: &mut SimRng) {
-        let nr = self.cpus.len() as u32;
-        let mut rr = 0u32;
-        let tick = self.cpus[0].rq.config.tick_nsec;
-        let specs = self.cfg.tasks.clone();
-        // One shared list per directive (and one for "every CPU"): 4096
-        // threads on 512 CPUs would otherwise copy 8 MB of CPU numbers.
-        let all: Rc<[u32]> = (0..nr).collect();
-        for (d, spec) in specs.iter().enumerate() {
-            let pinned: Vec<u32> = spec
-                .cpus
-                .iter()
-                .flatten()
-                .copied()
-                .filter(|c| *c < nr)
-                .collect();
-            let allowed: Rc<[u32]> = if pinned.is_empty() {
-                Rc::clone(&all)
-            } else {
-                pinned.into()
-            };
-            let group = spec
-                .group
-                .as_ref()
-                .and_then(|g| self.cfg.groups.iter().position(|x| &x.path == g));
-            // (role, start offset window) for each thread of the directive.
-            let mut roles: Vec<(Role, Nanos)> = Vec::new();
-            match &spec.workload {
-                Workload::Timer { period_ns, run_ns } => {
-                    for _ in 0..spec.count.max(1) {
-                        let off = spec.start_ns + rng.below((*period_ns).max(1));
-                        roles.push((
-                            Role::Timer {
-                                period: (*period_ns).max(1),
-                                run: *run_ns,
-                                expiry: off,
-                            },
-                            off,
-                        ));
-                    }
-                }
-                Workload::Periodic {
-                    run_ns,
-                    sleep_ns,
-                    period_ns,
-                } => {
-                    let window = period_ns.unwrap_or(run_ns + sleep_ns).max(1);
-                    for _ in 0..spec.count.max(1) {
-                        let off = spec.start_ns + rng.below(window);
-                        roles.push((
-                            Role::Periodic {
-                                run: (*run_ns).max(1),
-                                sleep: *sleep_ns,
-                                period: *period_ns,
-                                activation: off,
-                            },
-                            off,
-                        ));
-                    }
-                }
-                Workload::Hog => {
-                    for _ in 0..spec.count.max(1) {
-                        roles.push((Role::Hog, spec.start_ns + rng.below(tick)));
-                    }
-                }
-                Workload::Hackbench {
-                    groups,
-                    fds,
-                    loops,
-                    send_ns,
-                    recv_ns,
-                    pipe,
-                    pipe_msgs,
-                    ..
-                } => {
-                    let fds = (*fds).max(1) as usize;
-                    let first_tid = self.threads.len();
-                    let kind = if *pipe {
-                        hackbench::Kind::Pipe {
-                            pages: hackbench::pipe_pages(*pipe_msgs),
-                        }
-                    } else {
-                        hackbench::Kind::Socket {
-                            capacity: u64::from((*pipe_msgs).max(1)),
-                        }
-                    };
-                    for _g in 0..(*groups).max(1) {
-                        let base = first_tid + roles.len();
-                        // Receivers come after the group's senders.
-                        let pipe_base = self.pipes.len();
-                        for r in 0..fds {
-                            self.pipes.push(Pipe::new(kind, base + fds + r, d));
-                        }
-                        let per_sender = if *loops == 0 {
-                            u64::MAX
-                        } else {
-                            loops * fds as u64
-                        };
-                        for _ in 0..fds {
-                            roles.push((
-                                Role::Sender {
-                                    pipe_base,
-                                    npipes: fds,
-                                    next: 0,
-                                    left: per_sender,
-                                    send: (*send_ns).max(1),
-                                    batch: 0,
-                                    waited: false,
-                                },
-                                spec.start_ns + rng.below(tick),
-                            ));
-                        }
-                        for r in 0..fds {
-                            roles.push((
-                                Role::Receiver {
-                                    pipe: pipe_base + r,
-                                    left: per_sender,
-                                    recv: (*recv_ns).max(1),
-                                    batch: 0,
-                                },
-                                spec.start_ns + rng.below(tick),
-                            ));
-                        }
-                    }
-                    self.hb_left[d] = if *loops == 0 {
-                        u64::MAX
-                    } else {
-                        roles.len() as u64
-                    };
-                }
-                Workload::Schbench {
-                    message_threads,
-                    workers,
-                    request_ns,
-                    sleep_ns,
-                } => {
-                    let first_tid = self.threads.len();
-                    for _m in 0..(*message_threads).max(1) {
-                        let base = first_tid + roles.len();
-                        let ws: Vec<Tid> =
-                            (1..=(*workers).max(1) as usize).map(|w| base + w).collect();
-                        roles.push((
-                            Role::Message {
-                                workers: ws.clone(),
-                                think: *sleep_ns,
-                            },
-                            spec.start_ns + rng.below(tick),
-                        ));
-                        for _ in ws {
-                            roles.push((
-                                Role::Worker {
-                                    request: (*request_ns).max(1),
-                                    asked: None,
-                                },
-                                FOREVER,
-                            ));
-                        }
-                    }
-                }
-            }
-            let by_message = matches!(spec.workload, Workload::Hackbench { .. })
-                && spec.kernel_pct.is_none()
-                && spec.ksection_ns.is_none();
-            let kernel = (!by_message).then(|| spec.kernel());
-            for (i, (role, start)) in roles.into_iter().enumerate() {
-                // Round-robin initial placement over allowed CPUs.
-                let mut cpu = rr % nr;
-                for _ in 0..nr {
-                    if allowed.contains(&cpu) {
-                        break;
-                    }
-                    cpu = (cpu + 1) % nr;
-                }
-                rr = cpu + 1;
-                let q = match group {
-                    Some(g) => self.cpus[cpu as usize].groups[g].1,
-                    None => CfsRqId::ROOT,
-                };
-                let eid = self.cpus[cpu as usize].rq.create_task(
-                    q,
-                    LoadWeight::from_nice(spec.nice),
-                    spec.policy,
-                    spec.slice_ns,
-                );
-                let tid = self.threads.len();
-                let owner = &mut self.cpus[cpu as usize].owner;
-                if owner.len() <= eid.0 as usize {
-                    owner.resize(eid.0 as usize + 1, None);
-                }
-                owner[eid.0 as usize] = Some(tid);
-                let timer_like = matches!(role, Role::Timer { .. } | Role::Periodic { .. });
-                self.threads.push(Thread {
-                    directive: d,
-                    index: i as u32,
-                    role,
-                    cpu,
-                    eid,
-                    state: State::Sleeping,
-                    started: false,
-                    allowed: Rc::clone(&allowed),
-                    remaining: 0,
-                    wake_stamp: timer_like.then_some(start),
-                    slack: spec.slack(),
-                    kernel,
-                    hist: LatencyHist::new(),
-                    wakeups: 0,
-                    migrations: 0,
-                    ran_ns: 0,
-                    util: Pelt::default(),
-                    load: Pelt::default(),
-                    weight: self.cpus[cpu as usize].rq.se(eid).load.weight,
-                    last_ran: 0,
-                    wakee_flips: 0,
-                    last_wakee: None,
-                    flips_decay_ts: 0,
-                    recent_used_cpu: None,
-                    migrated: false,
-                    owed: 0,
-                    on_mutex: false,
-                });
-                if start < FOREVER {
-                    if timer_like {
-                        self.q
-                            .schedule(start + self.threads[tid].slack, Ev::Timer { tid });
-                    } else {
-                        self.q.schedule(
-                            start,
-                            Ev::Wake {
-                                tid,
-                                sync: false,
-                                from_task: true,
-                                waker: None,
-                            },
-                        );
-                    }
-                }
-            }
-        }
+        Ok(sim)
     }
 
     /// Runs until the configured duration and returns the result.
@@ -828,7 +603,6 @@ impl Sim {
         }
     }
 
-    /// `select_task_rq` for the flat machine: the previous CPU.
     /// One CPU's runqueue (read-only), for tests and the teaching view.
     pub fn rq(&self, cpu: u32) -> &Rq {
         &self.cpus[cpu as usize].rq
@@ -891,44 +665,6 @@ impl Sim {
             }
         }
         self.check_pipe_mutexes()
-    }
-
-    /// Every held mutex is counted and its holder is not asleep; every
-    /// thread on a mutex sleeps there and only there.
-    fn check_pipe_mutexes(&self) -> Result<(), String> {
-        let held = self
-            .pipes
-            .iter()
-            .filter(|p| p.mutex_owner.is_some())
-            .count();
-        if held != self.mutexes_held as usize {
-            return Err(format!(
-                "{held} pipe mutexes held, {} counted",
-                self.mutexes_held
-            ));
-        }
-        for (i, p) in self.pipes.iter().enumerate() {
-            if let Some(o) = p.mutex_owner {
-                if self.threads[o].state == State::Sleeping {
-                    return Err(format!("pipe {i}: mutex held by sleeping thread {o}"));
-                }
-            }
-            for &w in &p.mutex_waiters {
-                if !self.threads[w].on_mutex || self.threads[w].state != State::Sleeping {
-                    return Err(format!("pipe {i}: waiter {w} is not asleep on it"));
-                }
-            }
-        }
-        let waiting = self
-            .pipes
-            .iter()
-            .map(|p| p.mutex_waiters.len())
-            .sum::<usize>();
-        let on_mutex = self.threads.iter().filter(|t| t.on_mutex).count();
-        if waiting != on_mutex {
-            return Err(format!("{on_mutex} threads on a mutex, {waiting} waiting"));
-        }
-        Ok(())
     }
 
     /// The thread running on `cpu` (an index in creation order), if any;
@@ -1083,117 +819,6 @@ impl Sim {
         let pulled = self.newidle_balance(cpu, now);
         self.newidle_cpu = None;
         pulled
-    }
-
-    /// Applies the preemption model to a pending reschedule on `cpu`.
-    fn honour_resched(&mut self, cpu: u32, now: Nanos) {
-        if self.newidle_cpu == Some(cpu) || self.balancing_cpu == Some(cpu) {
-            return;
-        }
-        let c = &self.cpus[cpu as usize];
-        let Some(kind) = c.rq.resched else {
-            return;
-        };
-        let Some(tid) = c.curr else {
-            self.switch(cpu, now);
-            return;
-        };
-        let in_kernel = self.kernel_left(cpu, tid, now);
-        let delay = match self.cfg.preempt {
-            PreemptModel::Full => 0,
-            PreemptModel::Lazy if kind == Resched::Full => 0,
-            // A lazy request is honoured on the next return to user mode
-            // (exit_to_user_mode_loop tests both bits), which for a task
-            // in user mode is the exit of this very interrupt; in kernel
-            // mode it waits for the syscall's exit or the tick's upgrade.
-            PreemptModel::Lazy | PreemptModel::None => in_kernel,
-            // `might_resched()` is `__cond_resched()` under voluntary.
-            PreemptModel::Voluntary => in_kernel.min(self.might_resched_in(cpu, tid, now)),
-        };
-        if delay == 0 {
-            if in_kernel > 0 && self.preempts_kernel(kind) {
-                self.cpus[cpu as usize].preemption = Preemption::Kernel;
-            }
-            self.switch(cpu, now);
-        } else {
-            let gen = self.cpus[cpu as usize].gen;
-            let in_kernel = delay < in_kernel;
-            self.q.schedule(
-                now + delay,
-                Ev::ReschedPoint {
-                    cpu,
-                    gen,
-                    in_kernel,
-                },
-            );
-        }
-    }
-
-    /// Wall time until `tid`, running on `cpu`, next returns to user
-    /// mode (0: it runs user code). A hackbench thread's message is one
-    /// `write()` or `read()` from a return to user to the next
-    /// (`hackbench::WRITE_LOCKED`); other threads follow their `kernel`
-    /// sections.
-    fn kernel_left(&self, cpu: u32, tid: Tid, now: Nanos) -> Nanos {
-        let c = &self.cpus[cpu as usize];
-        if now < c.run_start {
-            return 0;
-        }
-        let t = &self.threads[tid];
-        let Some((pct, section)) = t.kernel else {
-            return self.message_pos(cpu, tid, now).map_or(0, |(into, unit)| {
-                wall_for_work((unit - into) % unit, c.capacity)
-            });
-        };
-        if pct == 0 || section == 0 {
-            return 0;
-        }
-        let ran = t.ran_ns + (now - c.run_start);
-        let cycle = (section * 100 / u64::from(pct)).max(section);
-        section.saturating_sub(ran % cycle)
-    }
-
-    /// Wall time until `tid`'s next `might_resched()`: a hackbench
-    /// message's `mutex_lock()` (`might_sleep()`), else the spacing of
-    /// `cond_resched()` calls.
-    fn might_resched_in(&self, cpu: u32, tid: Tid, now: Nanos) -> Nanos {
-        let c = &self.cpus[cpu as usize];
-        let by_message = self.threads[tid].kernel.is_none();
-        match self.message_pos(cpu, tid, now).filter(|_| by_message) {
-            Some((into, unit)) => {
-                let lock = hackbench::lock_at(mutex_window(&self.threads[tid].role), unit);
-                match lock.checked_sub(into) {
-                    Some(d) if d > 0 && now >= c.run_start => wall_for_work(d, c.capacity),
-                    _ => COND_RESCHED_NS,
-                }
-            }
-            None => COND_RESCHED_NS,
-        }
-    }
-
-    /// A running hackbench thread's work into its current message, and
-    /// the message's cost.
-    fn message_pos(&self, cpu: u32, tid: Tid, now: Nanos) -> Option<(Nanos, Nanos)> {
-        let c = &self.cpus[cpu as usize];
-        let t = &self.threads[tid];
-        let (unit, batch) = unit_and_batch(&t.role).filter(|&(u, _)| u > 0)?;
-        let ran = now
-            .saturating_sub(c.run_start)
-            .min(c.burst_end.saturating_sub(c.run_start));
-        let left = t.remaining.saturating_sub(work_in_wall(ran, c.capacity));
-        let done = batch.max(1).saturating_mul(unit).saturating_sub(left);
-        Some((done % unit, unit))
-    }
-
-    /// Whether a request of this kind preempts code running in the kernel
-    /// (`CONFIG_PREEMPTION` honours TIF_NEED_RESCHED on any interrupt or
-    /// preempt_enable; a lazy request waits for the return to user).
-    pub(crate) fn preempts_kernel(&self, kind: Resched) -> bool {
-        match self.cfg.preempt {
-            PreemptModel::Full => true,
-            PreemptModel::Lazy => kind == Resched::Full,
-            PreemptModel::None | PreemptModel::Voluntary => false,
-        }
     }
 
     /// `hrtick_update` on an enqueue: up to 7.1 it re-arms the HRTICK,
@@ -1457,243 +1082,6 @@ impl Sim {
         self.cpus[cpu as usize].owner[eid.0 as usize].expect("picked entity belongs to a thread")
     }
 
-    /// A hackbench thread plans its batch when it starts running, from
-    /// the pipes as they are then (`hackbench::sender_batch`,
-    /// `receiver_batch`). Progress into an unfinished message, left by a
-    /// preemption, is kept. A batch of 0 still runs one message's work:
-    /// the write or read that finds no room or no data and sleeps.
-    fn plan_hackbench(&mut self, tid: Tid) {
-        let Some((unit, batch)) = unit_and_batch(&self.threads[tid].role) else {
-            return;
-        };
-        let t = &self.threads[tid];
-        let into = if batch > 0 {
-            batch.saturating_mul(unit).saturating_sub(t.remaining)
-        } else {
-            0
-        };
-        debug_assert!(into < unit, "progress into one message only (thread {tid})");
-        let by = hackbench::Planner {
-            me: tid,
-            mid_message: hackbench::past_mutex_lock(mutex_window(&t.role), into, unit),
-            any_held: self.mutexes_held > 0,
-        };
-        let mut n = match &t.role {
-            Role::Sender {
-                pipe_base,
-                npipes,
-                next,
-                left,
-                waited,
-                ..
-            } => hackbench::sender_batch(
-                &self.pipes[*pipe_base..*pipe_base + *npipes],
-                *next,
-                *left,
-                *waited,
-                by,
-            ),
-            Role::Receiver { pipe, left, .. } => {
-                hackbench::receiver_batch(&self.pipes[*pipe], *left, by)
-            }
-            _ => unreachable!(),
-        };
-        // A holder others wait for ends its burst at the unlock.
-        let p = current_pipe(&t.role);
-        if self.pipes[p].mutex_owner == Some(tid) && !self.pipes[p].mutex_waiters.is_empty() {
-            n = n.min(1);
-        }
-        let t = &mut self.threads[tid];
-        t.remaining = n.max(1).saturating_mul(unit).min(FOREVER) - into;
-        set_batch(&mut t.role, n);
-    }
-
-    /// A hackbench burst ended: its messages move, then the thread plans
-    /// its next burst, or sleeps where the pipe says (no room: in the
-    /// write, until a reader makes some; no data: in the read).
-    fn hackbench_burst_end(&mut self, tid: Tid, batch: u64, now: Nanos) -> Option<Nanos> {
-        self.move_messages(tid, batch, now);
-        let left = match self.threads[tid].role {
-            Role::Sender { left, .. } | Role::Receiver { left, .. } => left,
-            _ => unreachable!("only hackbench threads have batches"),
-        };
-        if left == 0 {
-            self.hackbench_thread_done(self.threads[tid].directive, now);
-            return None;
-        }
-        self.threads[tid].remaining = 0;
-        set_batch(&mut self.threads[tid].role, 0);
-        self.plan_hackbench(tid);
-        match &mut self.threads[tid].role {
-            Role::Sender {
-                batch: 0,
-                pipe_base,
-                next,
-                waited,
-                ..
-            } => {
-                let p = *pipe_base + *next;
-                if self.pipes[p].locked_against(tid) {
-                    self.sleep_on_mutex(tid, p);
-                } else {
-                    *waited = true;
-                    self.pipes[p].writers_waiting.push(tid);
-                    self.pass_mutex_on(tid, p, now);
-                }
-                None
-            }
-            Role::Receiver { batch: 0, pipe, .. } => {
-                let p = *pipe;
-                if self.pipes[p].locked_against(tid) {
-                    self.sleep_on_mutex(tid, p);
-                } else {
-                    self.pipes[p].reader_waiting = true;
-                    self.pass_mutex_on(tid, p, now);
-                }
-                None
-            }
-            _ => Some(self.threads[tid].remaining),
-        }
-    }
-
-    /// A hackbench thread switched out in the middle of its batch: the
-    /// messages it finished reach the pipe now (and wake whom they wake),
-    /// not at the end of the batch.
-    /// Preempted in the kernel (`in_kernel`) inside a message, it keeps
-    /// that pipe's mutex until it finishes the message.
-    fn hackbench_preempted(&mut self, tid: Tid, now: Nanos, in_kernel: bool) {
-        let Some((unit, batch)) = unit_and_batch(&self.threads[tid].role) else {
-            return;
-        };
-        let done_work = batch
-            .saturating_mul(unit)
-            .saturating_sub(self.threads[tid].remaining);
-        let done = (done_work / unit).min(batch);
-        if done > 0 {
-            self.move_messages(tid, done, now);
-            set_batch(&mut self.threads[tid].role, batch - done);
-        }
-        let window = mutex_window(&self.threads[tid].role);
-        if in_kernel && done < batch && hackbench::under_mutex(window, done_work % unit, unit) {
-            let p = current_pipe(&self.threads[tid].role);
-            let free = self.pipes[p].mutex_owner.is_none();
-            self.pipes[p].hold_mutex(tid);
-            if free && self.pipes[p].mutex_owner.is_some() {
-                self.mutexes_held += 1;
-            }
-        }
-    }
-
-    /// `tid` is through pipe `p`: its unlock (if it held the mutex or
-    /// had it handed over) and the waiter that wakes.
-    fn unlock(&mut self, tid: Tid, p: usize) -> Option<Tid> {
-        if self.pipes[p].mutex_owner == Some(tid) {
-            self.mutexes_held -= 1;
-        }
-        let woken = self.pipes[p].release_mutex(tid);
-        if let Some(w) = woken {
-            // Off the wait list: its wakeup is on its way.
-            self.threads[w].on_mutex = false;
-        }
-        woken
-    }
-
-    /// Blocks `tid` in `mutex_lock()` on pipe `p` (the caller sleeps it).
-    fn sleep_on_mutex(&mut self, tid: Tid, p: usize) {
-        self.pipes[p].wait_for_mutex(tid);
-        self.threads[tid].on_mutex = true;
-    }
-
-    /// A thread leaves pipe `p` without a message to sleep for room or
-    /// data: `pipe_write()`/`pipe_read()` unlock before they wait, and a
-    /// woken waiter passes the wakeup on.
-    fn pass_mutex_on(&mut self, tid: Tid, p: usize, now: Nanos) {
-        if let Some(w) = self.unlock(tid, p) {
-            let waker = Some(self.threads[tid].cpu);
-            if let Some(at) = self.owe_wakes(tid, 1, now).next() {
-                self.q.schedule(
-                    at,
-                    Ev::Wake {
-                        tid: w,
-                        sync: false,
-                        from_task: true,
-                        waker,
-                    },
-                );
-            }
-        }
-    }
-
-    /// Writes (a sender) or reads (a receiver) `count` messages, waking
-    /// whom the pipes say; returns how many moved (a pipe another CPU
-    /// filled or drained may take fewer).
-    fn move_messages(&mut self, tid: Tid, count: u64, now: Nanos) -> u64 {
-        let mut woken = std::mem::take(&mut self.woken);
-        let first = current_pipe(&self.threads[tid].role);
-        let moved = match &mut self.threads[tid].role {
-            Role::Sender {
-                pipe_base,
-                npipes,
-                next,
-                left,
-                waited,
-                ..
-            } => {
-                let pipes = &mut self.pipes[*pipe_base..*pipe_base + *npipes];
-                let wrote = hackbench::write_round_robin(
-                    pipes,
-                    *next,
-                    count.min(*left),
-                    *waited,
-                    &mut woken,
-                );
-                if wrote > 0 {
-                    *waited = false;
-                }
-                *next = (*next + (wrote % *npipes as u64) as usize) % *npipes;
-                if *left != u64::MAX {
-                    *left -= wrote;
-                }
-                let d = self.threads[tid].directive;
-                self.hb_messages[d] += wrote;
-                wrote
-            }
-            Role::Receiver { pipe, left, .. } => {
-                let got = self.pipes[*pipe].read_many(count.min(*left), &mut woken);
-                if *left != u64::MAX {
-                    *left -= got;
-                }
-                got
-            }
-            _ => 0,
-        };
-        // mutex_unlock() comes before the pipe's wakeups, and its
-        // wake_up_q() is not a sync wakeup.
-        let unlocked = if moved > 0 {
-            self.unlock(tid, first)
-        } else {
-            None
-        };
-        let waker = Some(self.threads[tid].cpu);
-        let n = woken.len() + usize::from(unlocked.is_some());
-        let at = self.owe_wakes(tid, n, now);
-        let mutex_wake = unlocked.map(|w| (w, false));
-        let pipe_wakes = woken.drain(..).map(|w| (w, true));
-        for ((w, sync), at) in mutex_wake.into_iter().chain(pipe_wakes).zip(at) {
-            self.q.schedule(
-                at,
-                Ev::Wake {
-                    tid: w,
-                    sync,
-                    from_task: true,
-                    waker,
-                },
-            );
-        }
-        self.woken = woken;
-        moved
-    }
-
     /// `try_to_wake_up()` runs in the waker's context: a task that wakes
     /// `n` others spends `costs.wake_ns` of its own CPU time on each, one
     /// after the other, before its work goes on (a 6.12.95 ct-hackbench
@@ -1851,15 +1239,6 @@ impl Sim {
         }
     }
 
-    fn hackbench_thread_done(&mut self, d: usize, now: Nanos) {
-        if self.hb_left[d] != u64::MAX && self.hb_left[d] > 0 {
-            self.hb_left[d] -= 1;
-            if self.hb_left[d] == 0 {
-                self.hb_done[d] = Some(now);
-            }
-        }
-    }
-
     /// Collects the result at time `end`.
     pub fn finish(mut self, end: Nanos) -> SimResult {
         for c in 0..self.cpus.len() {
@@ -1999,57 +1378,6 @@ pub fn first_tick_phase(cfg: &SimConfig) -> Nanos {
 }
 
 /// The first burst of a thread when it starts.
-/// A hackbench thread's work per message and the messages of its burst
-/// in progress.
-fn unit_and_batch(role: &Role) -> Option<(Nanos, u64)> {
-    match *role {
-        Role::Sender { send, batch, .. } => Some((send, batch)),
-        Role::Receiver { recv, batch, .. } => Some((recv, batch)),
-        _ => None,
-    }
-}
-
-/// Where a switch takes the CPU from a task that is still runnable.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Preemption {
-    /// On the way back to user mode (or from user code): `R` in a trace.
-    #[default]
-    ToUser,
-    /// In kernel code, by `preempt_schedule_irq()` (`CONFIG_PREEMPTION`):
-    /// a mutex it holds stays held. `R+`.
-    Kernel,
-    /// In kernel code, at a `might_resched()` (voluntary): nothing held.
-    /// `R+`.
-    MightResched,
-}
-
-/// Where a hackbench thread's message holds `pipe->mutex`.
-fn mutex_window(role: &Role) -> (u64, u64) {
-    match role {
-        Role::Sender { .. } => hackbench::WRITE_LOCKED,
-        _ => hackbench::READ_LOCKED,
-    }
-}
-
-/// The pipe of a hackbench thread's next (or current) message.
-fn current_pipe(role: &Role) -> usize {
-    match *role {
-        Role::Sender {
-            pipe_base, next, ..
-        } => pipe_base + next,
-        Role::Receiver { pipe, .. } => pipe,
-        _ => unreachable!("only hackbench threads use pipes"),
-    }
-}
-
-/// The messages of a hackbench thread's burst in progress.
-fn set_batch(role: &mut Role, n: u64) {
-    match role {
-        Role::Sender { batch, .. } | Role::Receiver { batch, .. } => *batch = n,
-        _ => unreachable!("only hackbench threads have batches"),
-    }
-}
-
 fn first_burst(role: &Role) -> Nanos {
     match role {
         Role::Hog => FOREVER,
