@@ -4,52 +4,12 @@
 //! (lazy, `CONFIG_PREEMPTION`) has 896 `D` sleeps in 1 s; 6.12.95
 //! (voluntary) has none, as no kernel preemption can stop a holder.
 
-use eevdf_core::{FeatureSet, Profile};
+mod common;
+
+use common::ct_hackbench;
+use eevdf_core::Profile;
 use eevdf_sim::trace::{PrevState, TraceEvent};
-use eevdf_sim::{Costs, PreemptModel, Sim, SimConfig, TaskSpec, Workload};
-
-const US: u64 = 1_000;
-const MS: u64 = 1_000_000;
-
-fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
-    let fs = FeatureSet::new(profile);
-    let mut ct = TaskSpec::new(
-        "ct",
-        Workload::Timer {
-            period_ns: MS,
-            run_ns: 20 * US,
-        },
-    );
-    ct.slice_ns = Some(100 * US);
-    let hb = TaskSpec::new(
-        "hb",
-        Workload::Hackbench {
-            groups: 1,
-            fds: 10,
-            threads: true,
-            pipe: true,
-            loops: 0,
-            send_ns: 2_252,
-            recv_ns: 2_042,
-            pipe_msgs: 655,
-        },
-    );
-    SimConfig {
-        nr_cpus: 1,
-        hz: 250,
-        features: fs.features,
-        profile: fs.profile,
-        duration_ns: 1_000 * MS,
-        costs: Costs {
-            switch_ns: 5_244,
-            wake_ns: 3_298,
-            migrate_ns: 0,
-        },
-        preempt,
-        tasks: vec![ct, hb],
-        ..SimConfig::default()
-    }
-}
+use eevdf_sim::{PreemptModel, Sim, SimConfig, Workload};
 
 /// (`D` sleeps, all switches) in the run's trace, and the run's check.
 fn mutex_sleeps(c: SimConfig) -> (usize, usize) {

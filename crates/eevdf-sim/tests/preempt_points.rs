@@ -11,53 +11,12 @@
 //! - 6.12.95 (voluntary): of 769 preemptions after a cyclictest
 //!   wakeup, 277 (36 %) were `R+`: at a `might_resched()` in the kernel.
 
-use eevdf_core::{FeatureSet, Profile};
+mod common;
+
+use common::{ct_hackbench, SEND_NS};
+use eevdf_core::Profile;
 use eevdf_sim::trace::{PrevState, Trace, TraceEvent};
-use eevdf_sim::{Costs, PreemptModel, Sim, SimConfig, TaskSpec, Workload};
-
-const US: u64 = 1_000;
-const MS: u64 = 1_000_000;
-const SEND_NS: u64 = 2_252;
-
-fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
-    let fs = FeatureSet::new(profile);
-    let mut ct = TaskSpec::new(
-        "ct",
-        Workload::Timer {
-            period_ns: MS,
-            run_ns: 20 * US,
-        },
-    );
-    ct.slice_ns = Some(100 * US);
-    let hb = TaskSpec::new(
-        "hb",
-        Workload::Hackbench {
-            groups: 1,
-            fds: 10,
-            threads: true,
-            pipe: true,
-            loops: 0,
-            send_ns: SEND_NS,
-            recv_ns: 2_042,
-            pipe_msgs: 655,
-        },
-    );
-    SimConfig {
-        nr_cpus: 1,
-        hz: 250,
-        features: fs.features,
-        profile: fs.profile,
-        duration_ns: 1_000 * MS,
-        costs: Costs {
-            switch_ns: 5_244,
-            wake_ns: 3_298,
-            migrate_ns: 0,
-        },
-        preempt,
-        tasks: vec![ct, hb],
-        ..SimConfig::default()
-    }
-}
+use eevdf_sim::{PreemptModel, Sim, SimConfig};
 
 fn trace_of(c: SimConfig) -> Trace {
     let end = c.duration_ns;
@@ -122,6 +81,19 @@ fn cyclictest_preemptions(t: &Trace) -> Vec<(u64, PrevState)> {
     out
 }
 
+/// At least 99 % of the preemptions come within one message's work of
+/// the wakeup (a few wakeups do not preempt, and cyclictest waits for
+/// a later pick).
+fn assert_within_a_message(p: &[(u64, PrevState)]) {
+    assert!(p.len() > 500, "{} preemptions", p.len());
+    let late = p.iter().filter(|&&(dt, _)| dt > SEND_NS).count();
+    assert!(
+        late * 100 <= p.len(),
+        "{late} of {} past a message",
+        p.len()
+    );
+}
+
 #[test]
 fn lazy_stops_hackbench_at_the_return_to_user() {
     let t = trace_of(ct_hackbench(Profile::V7_2, PreemptModel::Lazy));
@@ -133,15 +105,7 @@ fn lazy_stops_hackbench_at_the_return_to_user() {
     assert!((190..=758).contains(&r_plus), "R+ {r_plus}");
     assert!((445..=1_780).contains(&d), "D {d}");
     let p = cyclictest_preemptions(&t);
-    assert!(p.len() > 500, "{} preemptions", p.len());
-    // No later than the message's end: one message's work (a few
-    // wakeups do not preempt, and cyclictest waits for a later pick).
-    let late = p.iter().filter(|&&(dt, _)| dt > SEND_NS).count();
-    assert!(
-        late * 100 <= p.len(),
-        "{late} of {} past a message",
-        p.len()
-    );
+    assert_within_a_message(&p);
 }
 
 #[test]
@@ -158,12 +122,7 @@ fn voluntary_stops_hackbench_at_might_resched_too() {
     // Kernel: 36 %; the message's layout puts mutex_lock() there.
     let share = in_kernel * 100 / p.len();
     assert!((25..=50).contains(&share), "{in_kernel} of {} R+", p.len());
-    let late = p.iter().filter(|&&(dt, _)| dt > SEND_NS).count();
-    assert!(
-        late * 100 <= p.len(),
-        "{late} of {} past a message",
-        p.len()
-    );
+    assert_within_a_message(&p);
 }
 
 #[test]
