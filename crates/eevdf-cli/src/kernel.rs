@@ -2,6 +2,7 @@
 //! scenario on it under QEMU -icount). Argument handling and printing
 //! only; the work is in `eevdf-kernel`.
 
+use crate::out::{out, outln};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -139,7 +140,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
         KernelCmd::Fetch { series } => {
             let img = eevdf_kernel::fetch::fetch(&series, &mut |m| say(m))
                 .map_err(|e| Failure::Run(e.to_string()))?;
-            println!("{} {}", img.release, img.vmlinuz.display());
+            outln!("{} {}", img.release, img.vmlinuz.display());
             Ok(())
         }
         KernelCmd::Fidelity {
@@ -163,7 +164,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
         } => calibrate(&kernel, shift, keep),
         KernelCmd::Guest => {
             let g = eevdf_kernel::guest_bin::locate(&mut |m| say(m))?;
-            println!("{} {}", g.path.display(), g.sha256);
+            outln!("{} {}", g.path.display(), g.sha256);
             Ok(())
         }
         KernelCmd::Run(args) => {
@@ -222,7 +223,7 @@ pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
                 .iter()
                 .map(|t| t.latency.clone())
                 .collect();
-            print!(
+            out!(
                 "{}",
                 render(format, &sc, &out.result, hists, &base, Some(&out.source))?
             );
@@ -290,10 +291,10 @@ fn fidelity(
     use eevdf_kernel::fidelity::{ROWS, VARIANTS};
     if list {
         for r in &ROWS {
-            println!("row     {:<14} {}", r.name, r.title);
+            outln!("row     {:<14} {}", r.name, r.title);
         }
         for v in &VARIANTS {
-            println!("variant {}", v.name);
+            outln!("variant {}", v.name);
         }
         return Ok(());
     }
@@ -470,7 +471,7 @@ pub fn compare(a: &CompareArgs) -> Result<(), Failure> {
             k_a.source.features, k_b.source.features
         ));
     }
-    print!("{out}");
+    out!("{out}");
     Ok(())
 }
 
@@ -490,6 +491,6 @@ fn calibrate(kernel: &str, shift: u32, keep: Option<PathBuf>) -> Result<(), Fail
         image.release,
         wall.as_secs_f64()
     ));
-    print!("{}", cal.render(shift));
+    out!("{}", cal.render(shift));
     Ok(())
 }

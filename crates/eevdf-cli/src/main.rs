@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod kernel;
+mod out;
 
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
@@ -18,6 +19,7 @@ use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
 use eevdf_sim::{Sim, SimResult};
+use out::{out, outln};
 
 /// Exit code for bad input (matches clap's own usage-error code).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -437,7 +439,7 @@ fn run(
         std::fs::write(path, log.text())
             .map_err(|e| BadInput(format!("--decisions {path}: {e}")))?;
     }
-    print!("{}", render(format, &sc, &r, hists, base, None)?);
+    out!("{}", render(format, &sc, &r, hists, base, None)?);
     Ok(())
 }
 
@@ -509,9 +511,9 @@ fn render(
 fn check(scenario: &str, over: &Overrides, print_features: bool) -> Result<(), BadInput> {
     let sc = load(scenario, over)?;
     if print_features {
-        println!("{}", sc.features.debugfs_line().trim_end());
+        outln!("{}", sc.features.debugfs_line().trim_end());
     } else {
-        print!("{}", sc.to_text());
+        out!("{}", sc.to_text());
     }
     Ok(())
 }
@@ -554,11 +556,11 @@ fn compare(
     let (ra, _) = run_sim(&sa);
     let (rb, _) = run_sim(&sb);
     match style {
-        "lkml" => print!(
+        "lkml" => out!(
             "{}",
             report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
         ),
-        "mmtests" => print!("{}", report::compare_mmtests(&ra, &la, &rb, &lb)),
+        "mmtests" => out!("{}", report::compare_mmtests(&ra, &la, &rb, &lb)),
         other => {
             return Err(BadInput(format!(
                 "--style {}: use lkml or mmtests",
@@ -579,22 +581,28 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             for w in &i.warnings {
                 warn(&format!("{source}: {w}"));
             }
-            print!("{}", i.scenario.to_text());
+            out!("{}", i.scenario.to_text());
         }
         ImportKind::Trace { file } => {
             let (source, r) = open(&file)?;
             let stats =
                 eevdf_scenario::ftrace::import_reader(r).map_err(|e| BadInput::read(&source, e))?;
-            println!(
+            outln!(
                 "{:>7} {:<16} {:>11} {:>7} {:>7} {:>11} {:>11}",
-                "pid", "comm", "run ms", "bursts", "sleeps", "lat p50 us", "lat max us"
+                "pid",
+                "comm",
+                "run ms",
+                "bursts",
+                "sleeps",
+                "lat p50 us",
+                "lat max us"
             );
             for (pid, s) in stats {
                 let mut l = s.wakeup_latency.clone();
                 l.sort_unstable();
                 let p50 = l.get(l.len().saturating_sub(1) / 2).copied().unwrap_or(0);
                 let max = l.last().copied().unwrap_or(0);
-                println!(
+                outln!(
                     "{pid:>7} {:<16} {:>11.3} {:>7} {:>7} {:>11.3} {:>11.3}",
                     shown(&s.comm),
                     s.run_ns as f64 / 1e6,
@@ -620,7 +628,7 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             for w in &warnings {
                 warn(&format!("{source}: {w}"));
             }
-            print!("{}", sc.to_text());
+            out!("{}", sc.to_text());
         }
     }
     Ok(())
@@ -643,12 +651,12 @@ fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
     for w in set.apply_debugfs_line(&text) {
         warn(&w.to_string());
     }
-    println!("profile   {}", set.profile.name());
-    println!("debugfs   {}", set.debugfs_line().trim_end());
-    println!("canonical {}", set.canonical_tokens().join(" "));
+    outln!("profile   {}", set.profile.name());
+    outln!("debugfs   {}", set.debugfs_line().trim_end());
+    outln!("canonical {}", set.canonical_tokens().join(" "));
     for (name, on) in &set.not_modelled {
         let prefix = if *on { "" } else { "NO_" };
-        println!("not modelled: {prefix}{name}");
+        outln!("not modelled: {prefix}{name}");
     }
     Ok(())
 }
@@ -689,7 +697,7 @@ fn main() -> ExitCode {
             over,
             base,
         } => load(&scenario, &over).map(|sc| {
-            println!("{}", eevdf_scenario::link::url(&sc, &base));
+            outln!("{}", eevdf_scenario::link::url(&sc, &base));
         }),
         Command::Check {
             scenario,
@@ -736,7 +744,7 @@ fn main() -> ExitCode {
         },
         Command::Presets { name: None } => {
             for p in presets::PRESETS {
-                println!("{:<21} {}", p.name, p.title);
+                outln!("{:<21} {}", p.name, p.title);
             }
             Ok(())
         }
@@ -744,11 +752,11 @@ fn main() -> ExitCode {
             Some(p) => {
                 // Comments wrapped to the format's 72 columns, so the
                 // output is itself a valid scenario file.
-                print!("{}", comment_lines(p.title));
+                out!("{}", comment_lines(p.title));
                 if !p.source.is_empty() {
-                    print!("{}", comment_lines(p.source));
+                    out!("{}", comment_lines(p.source));
                 }
-                print!("{}", p.text);
+                out!("{}", p.text);
                 Ok(())
             }
             None => Err(BadInput(format!(
@@ -759,10 +767,10 @@ fn main() -> ExitCode {
         Command::Features { line, profile } => features_cmd(line, profile),
         Command::Shares { nice } => {
             let shares = eevdf_sim::shares::ideal_shares_ppm(&nice);
-            println!("{:>5} {:>7} {:>8}", "nice", "weight", "share");
+            outln!("{:>5} {:>7} {:>8}", "nice", "weight", "share");
             for (n, s) in nice.iter().zip(shares) {
                 let w = eevdf_core::nice_to_weight(*n);
-                println!("{n:>5} {w:>7} {:>7.3}%", s as f64 / 10_000.0);
+                outln!("{n:>5} {w:>7} {:>7.3}%", s as f64 / 10_000.0);
             }
             Ok(())
         }
