@@ -2,7 +2,8 @@
 // cyclictest template onto CPU 1, toggle PREEMPT_SHORT and see the
 // percentiles change, pin an A/B baseline, copy the link and reopen it
 // (same scenario, and the p99 the CLI prints for that link), copy the mail
-// block and paste it back, edit and delete tasks by keyboard and dialog,
+// block and paste it back (quoted and raw), open two links in one tab,
+// edit and delete tasks by keyboard and dialog,
 // stream a long run, help overlay, dark theme, phone width. Screenshots
 // of the main states go to target/e2e/ (docs/ holds the committed ones).
 import { execFileSync } from 'node:child_process';
@@ -115,6 +116,33 @@ try {
   const want = await text(page);
   await page.fill('[data-testid=scenario-text]', 'Here is my setup:\n\n' + mail.split('\n').map((l) => `> ${l}`).join('\n'));
   await page.waitForFunction((w) => document.querySelector('[data-testid=scenario-text]').value === w, want);
+  // The raw block, as copied (scenario, table, link), pastes back too.
+  await page.fill('[data-testid=scenario-text]', '');
+  await page.fill('[data-testid=scenario-text]', mail);
+  await page.waitForFunction((w) => document.querySelector('[data-testid=scenario-text]').value === w, want);
+
+  // 5b. Two links opened one after the other in this tab (only the
+  // fragment changes, no reload): each opens its scenario; one that
+  // cannot be decoded is reported, and the scenario on the page is kept.
+  const before5b = await text(page);
+  const editorIs = (w) => page.waitForFunction((v) => document.querySelector('[data-testid=scenario-text]').value === v, w);
+  for (const name of ['preempt-short', 'fidelity-ct-1hog']) {
+    const link = execFileSync(cli, ['url', name, '--base', base]).toString().trim();
+    await page.evaluate((u) => { location.href = u; }, link);
+    await editorIs(execFileSync(cli, ['check', name]).toString());
+    await waitDone(page);
+  }
+  const kept = await text(page);
+  await page.evaluate((u) => { location.href = u; }, `${base}#z1.AAAA`);
+  const le = await page.waitForSelector('[data-testid=link-error]');
+  check((await le.textContent()).includes('The scenario on the page is kept'), 'a bad second link is reported');
+  check((await text(page)) === kept, 'a bad second link keeps the scenario');
+  // Back to the scenario of the steps above, by its own link.
+  const back = execFileSync(cli, ['url', '-', '--base', base], { input: before5b }).toString().trim();
+  await page.evaluate((u) => { location.href = u; }, back);
+  await page.waitForSelector('[data-testid=link-error]', { state: 'detached' });
+  await editorIs(before5b);
+  await waitDone(page);
 
   // 6. Keyboard: Enter on a template, Enter on CPU 2; Delete on a chip.
   await page.focus('[data-template=rtapp]');
@@ -181,7 +209,7 @@ try {
     failed = true;
     console.error(`FAIL\n  ${problems2.join('\n  ')}`);
   } else {
-    console.log('ok playground: drag, toggle, A/B, link, mail, keyboard, editor, streaming, help, themes');
+    console.log('ok playground: drag, toggle, A/B, link, mail, two links in a tab, keyboard, editor, streaming, help, themes');
   }
 } catch (e) {
   // Leave a picture of the moment it failed.

@@ -58,7 +58,12 @@ fn initial_scenario() -> (String, Option<String>) {
     }
     match eevdf_scenario::link::decode_text(&hash) {
         Ok(text) => (text, None),
-        Err(e) => (default, Some(format!("This link could not be read: {e}."))),
+        Err(e) => (
+            default,
+            Some(format!(
+                "This link could not be read: {e}. The default scenario runs instead."
+            )),
+        ),
     }
 }
 
@@ -193,7 +198,7 @@ impl LaneState {
 pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
     let text = use_state(|| init.0.clone());
-    let link_error = init.1.clone();
+    let link_error = use_state(|| init.1.clone());
     // After a bad link, the user's last scenario (kept, not overwritten)
     // is one click away.
     let last_scenario = use_memo((), |_| stored_scenario());
@@ -248,6 +253,35 @@ pub fn app() -> Html {
             *bridge.borrow_mut() = Some(b);
             // Dropping the bridge terminates the worker: no leak on unmount.
             move || drop(bridge.borrow_mut().take())
+        });
+    }
+
+    // A link opened in this tab changes only the fragment (no reload):
+    // it replaces the scenario as a fresh load of it would. Our own
+    // address updates use replaceState, which fires no hashchange.
+    {
+        let text = text.clone();
+        let immediate = immediate.clone();
+        let link_error = link_error.clone();
+        use_effect_with((), move |_| {
+            let window = gloo::utils::window();
+            let listener = gloo::events::EventListener::new(&window, "hashchange", move |_| {
+                let hash = gloo::utils::window().location().hash().unwrap_or_default();
+                if hash.len() <= 1 {
+                    return;
+                }
+                match eevdf_scenario::link::decode_text(&hash) {
+                    Ok(t) => {
+                        link_error.set(None);
+                        *immediate.borrow_mut() = true;
+                        text.set(t);
+                    }
+                    Err(e) => link_error.set(Some(format!(
+                        "This link could not be read: {e}. The scenario on the page is kept."
+                    ))),
+                }
+            });
+            move || drop(listener)
         });
     }
 
@@ -370,9 +404,10 @@ pub fn app() -> Html {
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
             let mut v = el.value();
-            // A pasted mail (quoted or with prose around the block)
-            // becomes its scenario.
-            if Scenario::parse(&v).is_err() && !v.trim_start().starts_with("eevdf-scenario") {
+            // A pasted mail (raw as "Copy for email" wrote it, quoted,
+            // or with prose around the block) becomes its scenario. A
+            // half-typed scenario is left alone: it fails both parses.
+            if Scenario::parse(&v).is_err() {
                 if let Ok(sc) = eevdf_scenario::paste::parse_pasted(&v) {
                     v = sc.to_text();
                 }
@@ -606,9 +641,9 @@ pub fn app() -> Html {
                 <aside class="side">
                     <section class="pane" aria-label="Scenario">
                         <h2>{ "Scenario" }</h2>
-                        if let Some(e) = link_error {
+                        if let Some(e) = (*link_error).clone() {
                             <p class="error" data-testid="link-error">
-                                { e }{ " The default scenario runs instead. " }
+                                { e }{ " " }
                                 if let Some(last) = last_scenario.as_ref().as_ref().filter(|t| **t != *text) {
                                     <button type="button" data-testid="restore-last" onclick={{
                                         let text = text.clone();
