@@ -155,6 +155,16 @@ try {
   await page.focus('[data-testid=cpu-2] [data-task=rt]');
   await page.keyboard.press('Delete');
   await page.waitForFunction(() => !document.querySelector('[data-testid=scenario-text]').value.includes('task rt '));
+  // Deleting the first task leaves the other tasks' colours alone.
+  const colours = () => page.$$eval('button.chip', (es) => es.filter((e) => e.dataset.task !== 'ct').map((e) => `${e.dataset.task}:${e.className}`).sort().join(' '));
+  const coloursBefore = await colours();
+  const full = await text(page);
+  check(/^task ct .*\n(task .*\n)+/m.test(full), `ct is not the first of several tasks: ${full}`);
+  await page.fill('[data-testid=scenario-text]', full.replace(/^task ct .*\n/m, ''));
+  await page.waitForSelector('button.chip[data-task=ct]', { state: 'detached' });
+  check((await colours()) === coloursBefore, `colours moved: ${coloursBefore} -> ${await colours()}`);
+  await page.fill('[data-testid=scenario-text]', full);
+  await page.waitForSelector('button.chip[data-task=ct]');
 
   // 7. The task editor: a bad value is explained, a good one saved;
   // dragging the chip to the machine unpins it.
@@ -193,6 +203,11 @@ try {
   check(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme');
   await page.selectOption('[data-testid=preset]', 't1-clear-buddies');
   await page.waitForSelector('[data-testid=cpu-7-running]', { timeout: 10000 });
+  // The hackbench chip counts threads, as the results table does.
+  const times = (sel) => page.$$eval(sel, (es) => es.map((e) => e.textContent.match(/×(\d+)/)?.[1]));
+  const chipN = await times('button.chip[data-task=hb]');
+  const rowN = (await times('.results .chip-dot')).filter(Boolean);
+  check(chipN.length === 1 && chipN[0] !== '1' && rowN.includes(chipN[0]), `hb chip ×${chipN} vs table ×${rowN}`);
   await page.waitForTimeout(1500);
   await shot(page, 'dark');
   await page.click('[data-testid=theme]');

@@ -12,8 +12,8 @@ use yew::prelude::*;
 
 use crate::worker::{Cdf, Timeline};
 
-/// Task colours by directive index; `www/style.css` has the same as
-/// `.t0` … `.t9`, so chips and legends match the charts.
+/// Task colours; `www/style.css` has the same as `.t0` … `.t9`, so
+/// chips and legends match the charts. [`slots`] says which is whose.
 pub const PALETTE: [(u8, u8, u8); 10] = [
     (0x2f, 0x6f, 0xb3),
     (0xd9, 0x6c, 0x1e),
@@ -27,8 +27,44 @@ pub const PALETTE: [(u8, u8, u8); 10] = [
     (0x1e, 0xa3, 0xa8),
 ];
 
-pub fn colour(task: usize) -> (u8, u8, u8) {
-    PALETTE[task % PALETTE.len()]
+pub fn colour(slot: usize) -> (u8, u8, u8) {
+    PALETTE[slot % PALETTE.len()]
+}
+
+/// The palette slots of a scenario's task directives, by name and in
+/// order: a name starts at its own hash's slot and takes the next free
+/// one. So a task keeps its colour when another is added or deleted
+/// (unless the two names shared a slot), and A and B of a comparison
+/// colour the same task alike. Past ten tasks, colours repeat.
+pub fn slots<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
+    let n = PALETTE.len();
+    let mut used = [false; PALETTE.len()];
+    names
+        .into_iter()
+        .map(|name| {
+            let start = fnv1a(name) % n;
+            let slot = (0..n)
+                .map(|k| (start + k) % n)
+                .find(|&s| !used[s])
+                .unwrap_or(start);
+            used[slot] = true;
+            slot
+        })
+        .collect()
+}
+
+/// FNV-1a: a fixed, tiny hash (std's is seeded per process, and a
+/// colour must not change between page loads).
+fn fnv1a(s: &str) -> usize {
+    let h = s.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    h as usize
+}
+
+/// The CSS class of a palette slot.
+pub fn slot_class(slot: usize) -> String {
+    format!("t{}", slot % PALETTE.len())
 }
 
 fn css(c: (u8, u8, u8)) -> String {
@@ -249,9 +285,16 @@ fn draw_cdf(
         pts.extend(c.points.iter().map(|&(x, f)| (x.max(lo), nines(f))));
         pts
     };
+    let cs = slots(current.iter().map(|c| c.name.as_str()));
     if let Some(b) = baseline {
+        let bs = slots(b.iter().map(|c| c.name.as_str()));
         for (i, c) in b.iter().enumerate() {
-            let (r, g, bl) = colour(i);
+            // A task in both runs has one colour.
+            let slot = current
+                .iter()
+                .position(|k| k.name == c.name)
+                .map_or(bs[i], |j| cs[j]);
+            let (r, g, bl) = colour(slot);
             chart.draw_series(LineSeries::new(
                 curve(c),
                 RGBColor(r, g, bl).mix(0.45).stroke_width(1),
@@ -259,7 +302,7 @@ fn draw_cdf(
         }
     }
     for (i, c) in current.iter().enumerate() {
-        let (r, g, b) = colour(i);
+        let (r, g, b) = colour(cs[i]);
         chart.draw_series(LineSeries::new(curve(c), RGBColor(r, g, b).stroke_width(2)))?;
     }
     root.present()?;
@@ -299,7 +342,7 @@ fn draw_cdf(
         f64::from(h) - f64::from(bottom) - 10.0 - 16.0 * (current.len().saturating_sub(1)) as f64;
     for (i, c) in current.iter().enumerate() {
         let lx = f64::from(w) - 110.0;
-        ctx.set_fill_style_str(&css(colour(i)));
+        ctx.set_fill_style_str(&css(colour(cs[i])));
         ctx.fill_rect(lx, ly - 5.0, 14.0, 3.0);
         ctx.set_fill_style_str(fg);
         ctx.fill_text(&c.name, lx + 18.0, ly).ok();
@@ -317,8 +360,36 @@ fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fmt_us, log_ticks, Lanes, LABEL_PX};
+    use super::{fmt_us, log_ticks, slots, Lanes, LABEL_PX, PALETTE};
     use crate::worker::Timeline;
+
+    /// Deleting a task leaves the others' colours alone, and every
+    /// preset's tasks have colours of their own.
+    #[test]
+    fn colours_follow_names_not_positions() {
+        let all = slots(["ct", "hog", "rt", "sb"]);
+        assert_eq!(slots(["ct", "rt", "sb"]), [all[0], all[2], all[3]]);
+        assert_eq!(slots(["sb", "ct"]), [all[3], all[0]]);
+        // Names that hash alike share a start: the later one moves on,
+        // and takes its own slot back when the first goes.
+        assert_eq!(slots(["hog", "hb"]), [1, 2]);
+        assert_eq!(slots(["hb"]), [1]);
+        for p in eevdf_scenario::presets::PRESETS {
+            let sc = eevdf_scenario::scenario::Scenario::parse(p.text).unwrap();
+            let mut s = slots(sc.sim.tasks.iter().map(|t| t.name.as_str()));
+            let n = s.len();
+            s.sort_unstable();
+            s.dedup();
+            assert_eq!(s.len(), n, "{}: two tasks share a colour", p.name);
+        }
+        // Ten names take the ten colours; the eleventh repeats one.
+        let names: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
+        let s = slots(names.iter().map(String::as_str));
+        let mut first: Vec<usize> = s[..10].to_vec();
+        first.sort_unstable();
+        assert_eq!(first, (0..PALETTE.len()).collect::<Vec<_>>());
+        assert!(s[10] < PALETTE.len());
+    }
 
     /// A click maps back to the CPU lane and time it was drawn at.
     #[test]
@@ -384,9 +455,11 @@ pub fn timeline_chart(p: &TimelineProps) -> Html {
         let tl = p.timeline.clone();
         let nr = p.nr_cpus;
         let dark = p.dark;
+        let names = p.names.clone();
         use_effect_with((p.timeline.clone(), p.nr_cpus, p.dark), move |_| {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-                *lanes.borrow_mut() = draw_timeline(&c, &tl.0, nr, dark);
+                let slots = slots(names.iter().map(String::as_str));
+                *lanes.borrow_mut() = draw_timeline(&c, &tl.0, nr, &slots, dark);
             }
         });
     }
@@ -413,8 +486,8 @@ pub fn timeline_chart(p: &TimelineProps) -> Html {
                 { format!("Last {window_ms:.0} ms up to {:.3} s. ", tl.end as f64 / 1e9) }
                 <span class="legend-mark wake">{ "▼ wakeup" }</span>{ " " }
                 <span class="legend-mark preempt">{ "| preemption" }</span>{ " " }
-                { for p.names.iter().enumerate().map(|(i, n)| html! {
-                    <span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ n.clone() }</span>
+                { for p.names.iter().zip(slots(p.names.iter().map(String::as_str))).map(|(n, s)| html! {
+                    <span class={classes!("chip-dot", slot_class(s))}>{ n.clone() }</span>
                 }) }
             </figcaption>
         </figure>
@@ -472,7 +545,14 @@ const LABEL_PX: f64 = 40.0;
 const AXIS_PX: f64 = 18.0;
 
 /// Draws the timeline; returns where its lanes are, for clicks.
-fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool) -> Lanes {
+/// `slots` are the palette slots of the scenario's directives.
+fn draw_timeline(
+    c: &HtmlCanvasElement,
+    tl: &Timeline,
+    nr_cpus: u32,
+    slots: &[usize],
+    dark: bool,
+) -> Lanes {
     let nr = nr_cpus.max(1) as f64;
     let row = lane_px(nr_cpus);
     let (w, h) = fit(c, Some((row * nr + AXIS_PX + 4.0) as u32));
@@ -505,7 +585,11 @@ fn draw_timeline(c: &HtmlCanvasElement, tl: &Timeline, nr_cpus: u32, dark: bool)
         if s.cpu >= nr_cpus {
             continue;
         }
-        ctx.set_fill_style_str(&css(colour(s.task as usize)));
+        let slot = slots
+            .get(s.task as usize)
+            .copied()
+            .unwrap_or(s.task as usize);
+        ctx.set_fill_style_str(&css(colour(slot)));
         let x0 = x(s.start);
         let x1 = x(s.end).max(x0 + 0.75);
         ctx.fill_rect(x0, f64::from(s.cpu) * row + 1.0, x1 - x0, row - 2.0);

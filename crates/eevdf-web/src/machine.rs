@@ -12,7 +12,7 @@ use eevdf_sim::topology::Topology;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::charts::{Shared, PALETTE};
+use crate::charts::{slot_class, slots, Shared};
 use crate::edit::{self, Target, Template};
 use crate::worker::CpuLive;
 
@@ -125,6 +125,7 @@ pub fn machine_view(p: &Props) -> Html {
     let suppress_click = use_mut_ref(|| false);
     let ghost = use_node_ref();
     let sc = &p.scenario;
+    let ss = slots(sc.sim.tasks.iter().map(|t| t.name.as_str()));
 
     let topo = use_memo(sc.machine.clone(), |m| Topology::build(&m.spec()).ok());
     let Some(topo) = topo.as_ref() else {
@@ -349,14 +350,14 @@ pub fn machine_view(p: &Props) -> Html {
                         _ => String::new(),
                     };
                     html! {
-                        <button type="button" class={classes!("chip", format!("t{}", i % PALETTE.len()))}
+                        <button type="button" class={classes!("chip", slot_class(ss[i]))}
                                 data-task={t.name.clone()}
                                 title={format!("{} (kind={}); drag to move, Enter to edit, Delete to remove", t.name, t.workload.kind())}
                                 onpointerdown={start_drag(Payload::Move(i))}
                                 onpointermove={on_move.clone()} onpointerup={on_up.clone()}
                                 onpointercancel={on_cancel.clone()}
                                 onclick={click(Payload::Move(i))} onkeydown={chip_keys(i)}>
-                            { format!("{} ×{} · {}{extra}", t.name, t.count, slice_text(t.slice_ns)) }
+                            { format!("{} ×{} · {}{extra}", t.name, t.nr_threads(), slice_text(t.slice_ns)) }
                         </button>
                     }
                 }) }
@@ -390,7 +391,7 @@ pub fn machine_view(p: &Props) -> Html {
                     match &st {
                         Some(s) => html! {
                             <div class="cpu-live">
-                                <span class={classes!("run", s.running.map(|d| format!("t{}", d as usize % PALETTE.len())))}
+                                <span class={classes!("run", s.running.map(|d| slot_class(ss.get(d as usize).copied().unwrap_or(d as usize))))}
                                       data-testid={format!("cpu-{cpu}-running")}>
                                     { s.running_name.clone().unwrap_or_else(|| "idle".into()) }
                                 </span>

@@ -9,7 +9,7 @@
 use eevdf_scenario::kernel_ref::{KernelRef, Mark};
 use yew::prelude::*;
 
-use crate::charts::PALETTE;
+use crate::charts::{slot_class, slots};
 use crate::worker::Row;
 
 /// `(B - A) / A` in percent, as the LKML tables print it; `None` when A
@@ -174,12 +174,13 @@ pub fn results_table(p: &Props) -> Html {
             <th>{ "p99.9" }</th><th>{ "max" }</th><th title="percent of all CPUs' time">{ "CPU %" }</th>
         </tr>
     };
+    let ss = slots(p.rows.iter().map(|r| r.name.as_str()));
     let body = match &p.baseline {
         None => html! {
             { for p.rows.iter().enumerate().map(|(i, r)| html! {
                 <>
                     <tr data-task={r.name.clone()}>
-                        <td><span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
+                        <td><span class={classes!("chip-dot", slot_class(ss[i]))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
                         { cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }
                     </tr>
                     { kernel_rows(&p.kernel, &r.name, false) }
@@ -190,7 +191,7 @@ pub fn results_table(p: &Props) -> Html {
             { for p.rows.iter().enumerate().map(|(i, r)| {
                 let a = base.iter().find(|b| b.name == r.name);
                 let name = html! {
-                    <span class={classes!("chip-dot", format!("t{}", i % PALETTE.len()))}>{ format!("{} ×{}", r.name, r.tasks) }</span>
+                    <span class={classes!("chip-dot", slot_class(ss[i]))}>{ format!("{} ×{}", r.name, r.tasks) }</span>
                 };
                 match a {
                     Some(a) => html! {

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::charts::colour;
+use crate::charts::{colour, slots};
 use crate::teach::{EntView, QueueView, TeachCmd, TeachView};
 use crate::tours::TOURS;
 
@@ -34,8 +34,9 @@ const RIGHT: f64 = 16.0;
 const ROW: f64 = 24.0;
 const TOP: f64 = 26.0;
 
-/// One queue on a virtual-time axis centred on V.
-fn axis(q: &QueueView) -> Html {
+/// One queue on a virtual-time axis centred on V; `ss` are the palette
+/// slots of the scenario's directives.
+fn axis(q: &QueueView, ss: &[usize]) -> Html {
     let span = q
         .entities
         .iter()
@@ -51,7 +52,10 @@ fn axis(q: &QueueView) -> Html {
     let ticks = [-1.0, -0.5, 0.0, 0.5, 1.0];
     let ent = |(i, e): (usize, &EntView)| {
         let y = TOP + ROW * i as f64;
-        let (r, g, b) = colour(e.task.unwrap_or(7) as usize);
+        let slot = e
+            .task
+            .map(|t| ss.get(t as usize).copied().unwrap_or(t as usize));
+        let (r, g, b) = colour(slot.unwrap_or(7));
         let fill = format!("rgb({r},{g},{b})");
         let (x0, x1) = (x(e.vruntime), x(e.deadline));
         let title = format!(
@@ -124,6 +128,12 @@ pub fn teaching_pane(p: &Props) -> Html {
     // (tour index, steps done)
     let tour = use_state(|| None::<(usize, usize)>);
     let run_ms = use_state(|| "10".to_string());
+    // Entities take their task's colour, as chips and charts do.
+    let ss = use_memo(p.scenario.clone(), |t| {
+        eevdf_scenario::scenario::Scenario::parse(t)
+            .map(|sc| slots(sc.sim.tasks.iter().map(|t| t.name.as_str())))
+            .unwrap_or_default()
+    });
     let cmd = |c: TeachCmd| {
         let on = p.on_cmd.clone();
         Callback::from(move |_: MouseEvent| on.emit(c.clone()))
@@ -238,7 +248,7 @@ pub fn teaching_pane(p: &Props) -> Html {
                         <p data-testid="wakeup-reason">{ w }</p>
                     }
                 </div>
-                { for v.queues.iter().filter(|q| !q.entities.is_empty()).map(axis) }
+                { for v.queues.iter().filter(|q| !q.entities.is_empty()).map(|q| axis(q, &ss)) }
                 <details class="log" open=true>
                     <summary>{ format!("Events on CPU{}", v.cpu) }</summary>
                     <pre data-testid="teach-log">{ v.log.join("\n") }</pre>
