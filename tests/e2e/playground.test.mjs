@@ -198,12 +198,20 @@ try {
   await page.keyboard.press('Escape');
   await page.waitForSelector('[data-testid=help-overlay]', { state: 'detached' });
 
+  // 8b. A real debugfs line: the tokens the engine keeps without
+  // modelling are named, not added silently.
+  await page.fill('[data-testid=debugfs]', 'PLACE_LAG RUN_TO_PARITY TTWU_QUEUE NO_LB_MIN UTIL_EST');
+  await page.click('form.debugfs button[type=submit]');
+  const dn = await (await page.waitForSelector('[data-testid=debugfs-note]')).textContent();
+  check(dn.includes('accepted, not modelled') && dn.includes('TTWU_QUEUE NO_LB_MIN UTIL_EST'), `debugfs note: ${dn}`);
+
   // 9. Dark theme and phone width.
   await page.click('[data-testid=theme]');
   check(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme');
   await page.selectOption('[data-testid=preset]', 't1-clear-buddies');
   await page.waitForSelector('[data-testid=cpu-7-running]', { timeout: 10000 });
   // The hackbench chip counts threads, as the results table does.
+  await page.waitForFunction(() => [...document.querySelectorAll('.results .chip-dot')].some((e) => e.textContent.startsWith('hb ×')));
   const times = (sel) => page.$$eval(sel, (es) => es.map((e) => e.textContent.match(/×(\d+)/)?.[1]));
   const chipN = await times('button.chip[data-task=hb]');
   const rowN = (await times('.results .chip-dot')).filter(Boolean);

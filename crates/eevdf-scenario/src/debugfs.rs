@@ -10,6 +10,17 @@ use crate::limits::DEBUGFS_BYTES;
 use crate::scenario::Scenario;
 use crate::ParseError;
 
+/// The tokens of `line` that name a feature the engine keeps but does
+/// not model (`FeatureSet::not_modelled`), as written.
+fn not_modelled_tokens<'a>(line: &'a str, not_modelled: &[(String, bool)]) -> Vec<&'a str> {
+    line.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| {
+            let name = t.strip_prefix("NO_").unwrap_or(t);
+            not_modelled.iter().any(|(n, _)| n == name)
+        })
+        .collect()
+}
+
 /// Applies a debugfs paste over `sc`; returns the warnings.
 pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
     if text.len() as u64 > DEBUGFS_BYTES {
@@ -49,6 +60,14 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
                         n + 1,
                         shown(&w.token),
                         shown_max(&w.message, MAX_SHOWN_MESSAGE)
+                    ));
+                }
+                let unmodelled = not_modelled_tokens(value, &fs.not_modelled);
+                if !unmodelled.is_empty() {
+                    warnings.push(format!(
+                        "line {}: accepted, not modelled (kept in the scenario, no effect on it): {}",
+                        n + 1,
+                        shown_max(&unmodelled.join(" "), MAX_SHOWN_MESSAGE)
                     ));
                 }
                 sc.features = fs;
@@ -96,8 +115,13 @@ mod tests {
             t.contains("sysctl base_slice_ns=3000000 migration_cost_ns=250000"),
             "{t}"
         );
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("FOO_BAR") && w[1].contains("nr_migrate"));
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].contains("FOO_BAR") && w[2].contains("nr_migrate"));
+        // A token the engine keeps without modelling is said to be so.
+        assert_eq!(
+            w[1],
+            "line 1: accepted, not modelled (kept in the scenario, no effect on it): START_DEBIT"
+        );
         // Echoed tokens are escaped and cut short.
         let long = "Y".repeat(5000);
         let w = apply(&mut sc, &format!("nr_\x1b[31m: 5\nPLACE_LAG {long}\x07\n")).unwrap();
