@@ -174,6 +174,13 @@ try {
   await page.click('[data-testid=task-editor] button[type=submit]');
   const ee = await page.waitForSelector('[data-testid=editor-error]');
   check((await ee.textContent()).includes('unit'), 'editor error hints at units');
+  // A slice past the kernel's clamp is saved with a note of what runs.
+  await page.fill('[data-testid=task-editor] input[name=slice]', '10us');
+  await page.click('[data-testid=task-editor] button[type=submit]');
+  const sn = await (await page.waitForSelector('[data-testid=slice-note]')).textContent();
+  check(sn.includes('task ct2: slice=10us') && sn.includes('it runs with 100us'), `slice note: ${sn}`);
+  await page.click('[data-testid=cpu-1] [data-task=ct2]');
+  await page.waitForSelector('[data-testid=task-editor]');
   await page.fill('[data-testid=task-editor] input[name=slice]', '2ms');
   await page.click('[data-testid=task-editor] button[type=submit]');
   await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('task ct2 kind=timer period=1ms slice=2ms cpus=1'));

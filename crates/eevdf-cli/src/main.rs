@@ -299,7 +299,7 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
         sc.set(&format!("duration={d}"))
             .map_err(|e| BadInput::parse("--duration", e))?;
     }
-    if let Some(note) = sc.engine_note() {
+    for note in sc.engine_note().into_iter().chain(sc.slice_notes()) {
         eprintln!("note: {note}");
     }
     Ok(sc)

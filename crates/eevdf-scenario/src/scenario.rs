@@ -543,6 +543,31 @@ impl Scenario {
         })
     }
 
+    /// One note per task whose `slice` lies outside the kernel's clamp:
+    /// `__setparam_fair` (7.2 fair.c) clamps a `sched_setattr` slice to
+    /// 0.1..=100 ms, and so does the engine (`clamp_custom_slice`).
+    pub fn slice_notes(&self) -> Vec<String> {
+        use eevdf_core::entity::{clamp_custom_slice, SLICE_MAX_NS, SLICE_MIN_NS};
+        self.sim
+            .tasks
+            .iter()
+            .filter_map(|t| {
+                let asked = t.slice_ns?;
+                let runs = clamp_custom_slice(asked);
+                (runs != asked).then(|| {
+                    format!(
+                        "task {}: slice={} is outside the kernel's {}..{} (sched_setattr clamps it); it runs with {}",
+                        t.name,
+                        fmt_duration(asked),
+                        fmt_duration(SLICE_MIN_NS),
+                        fmt_duration(SLICE_MAX_NS),
+                        fmt_duration(runs)
+                    )
+                })
+            })
+            .collect()
+    }
+
     /// Copies `machine` and `features` into `sim` (`nr_cpus`, `profile`,
     /// `features`), after direct edits of the public fields.
     pub fn sync_sim(&mut self) {

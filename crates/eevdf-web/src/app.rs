@@ -681,6 +681,9 @@ pub fn app() -> Html {
                         if let Some(note) = parsed.as_ref().ok().and_then(|sc| sc.engine_note()) {
                             <p class="notice" data-testid="engine-note" role="note">{ note }</p>
                         }
+                        { for parsed.as_ref().map(Scenario::slice_notes).unwrap_or_default().into_iter().map(|note| html! {
+                            <p class="notice" data-testid="slice-note" role="note">{ note }</p>
+                        }) }
                     </section>
                     <section class="pane" aria-label="Features">
                         <h2>{ "Kernel and features" }</h2>
