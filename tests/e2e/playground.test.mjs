@@ -65,6 +65,11 @@ try {
   const d = await page.$eval('[data-testid=worker-result] tr[data-side=delta][data-task=ct2]', (tr) => tr.textContent);
   check(JSON.stringify(a.lat) === JSON.stringify(after) && JSON.stringify(b.lat) === JSON.stringify(before), `A/B rows: ${a.lat} / ${b.lat}`);
   check(/[+-]\d+\.\d%/.test(d), `delta row: ${d}`);
+  // B (PREEMPT_SHORT) has the lower p99: + and "better", as eevdf
+  // compare signs it, and the table says so.
+  const p99 = await page.$eval('[data-testid=worker-result] tr[data-side=delta][data-task=ct2]', (tr) => [tr.querySelectorAll('td')[3].textContent, tr.querySelectorAll('td')[3].className]);
+  check(p99[0].startsWith('+') && p99[1] === 'better', `p99 change ${p99}`);
+  check((await page.textContent('[data-testid=delta-convention]')).includes('+ is better'), 'the table states its sign convention');
   await shot(page, 'ab');
   await page.click('[data-testid=pin]');
 

@@ -821,7 +821,12 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// `eevdf compare`: `title` (word-wrapped), a blank line, then one
+/// How a comparison signs its change, in the words every A/B table
+/// (CLI, mail, page) states it: LKML's, + for better.
+pub const DELTA_CONVENTION: &str =
+    "change in %: + is better, - is worse (latency: lower; samples: more)";
+
+/// `eevdf compare`: `title` (word-wrapped), [`DELTA_CONVENTION`], a blank line, then one
 /// pipe-style block per task name with samples in A or B (A's order, then
 /// names only B has). Each block has the header row `a_label| b_label` and
 /// rows as in [`lkml`]; each B value is followed by `(Sn %)`, S = `+` if
@@ -858,13 +863,13 @@ pub fn compare(a: &SimResult, a_label: &str, b: &SimResult, b_label: &str, title
         .collect();
     let mut out = String::new();
     let title = wrap(&clean(title), MAIL_WIDTH);
-    if !title.is_empty() {
-        for line in title {
-            out.push_str(&line);
-            out.push('\n');
-        }
+    for line in &title {
+        out.push_str(line);
         out.push('\n');
     }
+    // The page's A/B table says the same (eevdf-web results.rs).
+    out.push_str(DELTA_CONVENTION);
+    out.push_str("\n\n");
     if blocks.is_empty() {
         out.push_str("no latency samples\n");
     } else {
@@ -1305,10 +1310,13 @@ Maximum                     6165 |
         assert_eq!(lkml(&none, "x"), "no latency samples\n");
     }
 
+    /// formats.md's block, under the line that says how the change is
+    /// signed (issue 16: every A/B table states it).
     #[test]
     fn compare_matches_formats_md() {
         let expected = "\
 scheduling latency (us) for cyclictest and rt-app
+change in %: + is better, - is worse (latency: lower; samples: more)
 
 cyclictest latency (us)
                    tip/sched/core| this patchset
@@ -1339,6 +1347,8 @@ Maximum                     6165 |  3041 (+51 %)
         let got = compare(&a, "base", &b, "new", "");
         // Short labels: the columns are as wide as the values.
         let expected = "\
+change in %: + is better, - is worse (latency: lower; samples: more)
+
 cyclictest latency (us)
                     base|            new
 Total Samples     34419 | 34419 (   0 %)

@@ -1,21 +1,31 @@
 //! The latency table: per task name, samples, p50/p90/p99/p99.9/max in
 //! µs and CPU share; with a pinned baseline, A and B rows and the
-//! percent change the way LKML result tables show it (negative is
-//! better for latency). A preset with kernel reference data
+//! percent change signed as LKML result tables and `eevdf compare` sign
+//! it (`report::DELTA_CONVENTION`: + is better). A preset with kernel reference data
 //! (`eevdf_scenario::kernel_ref`) gets one more row per kernel under its
 //! task's simulated rows, and every scenario gets a mark: agrees with
 //! the kernel, differs from it, or not checked against one.
 
 use eevdf_scenario::kernel_ref::{KernelRef, Mark};
+use eevdf_scenario::report::DELTA_CONVENTION;
 use yew::prelude::*;
 
 use crate::charts::{slot_class, slots};
 use crate::worker::Row;
 
-/// `(B - A) / A` in percent, as the LKML tables print it; `None` when A
-/// is zero or either side has no samples.
-pub fn delta_pct(a: f64, b: f64) -> Option<f64> {
-    (a > 0.0).then(|| (b - a) / a * 100.0)
+/// The change from A to B in percent, signed as `eevdf compare` signs
+/// it: + is better. Latency is better lower, `(A - B) / A`; samples
+/// more, `(B - A) / A`. `None` when A is zero.
+pub fn change_pct(a: f64, b: f64, higher_better: bool) -> Option<f64> {
+    (a > 0.0).then(|| {
+        let d = (b - a) / a * 100.0;
+        if higher_better {
+            d
+        } else {
+            // Not `-d`: no change prints +0.0, not -0.0.
+            0.0 - d
+        }
+    })
 }
 
 fn lat(r: &Row, v: f64) -> String {
@@ -202,12 +212,12 @@ pub fn results_table(p: &Props) -> Html {
                             <tr class="b" data-task={r.name.clone()} data-side="B"><th>{ "B" }</th>{ cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }</tr>
                             <tr class="delta" data-task={r.name.clone()} data-side="delta">
                                 <th>{ "Δ" }</th>
-                                <td>{ delta_pct(a.samples as f64, r.samples as f64).map_or("-".into(), |d| format!("{d:+.1}%")) }</td>
+                                <td>{ change_pct(a.samples as f64, r.samples as f64, true).map_or("-".into(), |d| format!("{d:+.1}%")) }</td>
                                 { for values(a).iter().zip(values(r)).map(|(x, y)| {
-                                    let d = (a.samples > 0 && r.samples > 0).then(|| delta_pct(*x, y)).flatten();
+                                    let d = (a.samples > 0 && r.samples > 0).then(|| change_pct(*x, y, false)).flatten();
                                     let cls = match d {
-                                        Some(d) if d <= -5.0 => "better",
-                                        Some(d) if d >= 5.0 => "worse",
+                                        Some(d) if d >= 5.0 => "better",
+                                        Some(d) if d <= -5.0 => "worse",
                                         _ => "same",
                                     };
                                     html! { <td class={cls}>{ d.map_or("-".into(), |d| format!("{d:+.1}%")) }</td> }
@@ -231,7 +241,12 @@ pub fn results_table(p: &Props) -> Html {
     };
     html! {
         <table class={classes!("results", p.baseline.is_some().then_some("ab"))} data-testid="worker-result">
-            <caption>{ p.caption.clone() }</caption>
+            <caption>
+                { p.caption.clone() }
+                if p.baseline.is_some() {
+                    <span class="muted" data-testid="delta-convention">{ format!(" Δ: {DELTA_CONVENTION}.") }</span>
+                }
+            </caption>
             <thead>{ head }</thead>
             <tbody>{ body }</tbody>
         </table>
@@ -240,7 +255,7 @@ pub fn results_table(p: &Props) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::{delta_pct, mark_detail};
+    use super::{change_pct, mark_detail};
     use eevdf_scenario::kernel_ref::{self, Mark};
 
     #[test]
@@ -267,9 +282,21 @@ mod tests {
     }
 
     #[test]
-    fn deltas_are_relative_to_the_baseline() {
-        assert_eq!(delta_pct(100.0, 50.0), Some(-50.0));
-        assert_eq!(delta_pct(57.0, 5446.0).map(|d| d.round()), Some(9454.0));
-        assert_eq!(delta_pct(0.0, 3.0), None);
+    fn deltas_are_relative_to_the_baseline_and_plus_is_better() {
+        // Halved latency is +50 %, as eevdf compare prints it.
+        assert_eq!(change_pct(100.0, 50.0, false), Some(50.0));
+        assert_eq!(
+            change_pct(57.0, 5446.0, false).map(|d| d.round()),
+            Some(-9454.0)
+        );
+        assert_eq!(
+            change_pct(529.0, 460.0, true).map(|d| d.round()),
+            Some(-13.0)
+        );
+        assert_eq!(change_pct(0.0, 3.0, false), None);
+        assert_eq!(
+            format!("{:+.1}", change_pct(57.0, 57.0, false).unwrap()),
+            "+0.0"
+        );
     }
 }
