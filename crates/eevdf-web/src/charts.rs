@@ -109,6 +109,20 @@ fn fit(canvas: &HtmlCanvasElement, height: Option<u32>) -> (u32, u32) {
 }
 
 /// The "nines" of a fraction: p90 → 1, p99 → 2, p99.9 → 3.
+/// An empirical CDF is a step function: the share stays flat between
+/// two sampled latencies and rises at each. The curve starts at its
+/// first latency with no wakeups below it.
+fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    let mut below = 0.0;
+    for &(x, f) in points {
+        out.push((x, below));
+        out.push((x, f));
+        below = f;
+    }
+    out
+}
+
 fn nines(f: f64) -> f64 {
     (-(1.0 - f).max(1e-5).log10()).clamp(0.0, 4.0)
 }
@@ -276,14 +290,13 @@ fn draw_cdf(
             grid,
         )))?;
     }
-    // Each curve starts at its first latency with no wakeups below it.
     let curve = |c: &Cdf| -> Vec<(f64, f64)> {
-        let mut pts = Vec::with_capacity(c.points.len() + 1);
-        if let Some(&(x, _)) = c.points.first() {
-            pts.push((x.max(lo), 0.0));
-        }
-        pts.extend(c.points.iter().map(|&(x, f)| (x.max(lo), nines(f))));
-        pts
+        let pts: Vec<(f64, f64)> = c
+            .points
+            .iter()
+            .map(|&(x, f)| (x.max(lo), nines(f)))
+            .collect();
+        steps(&pts)
     };
     let cs = slots(current.iter().map(|c| c.name.as_str()));
     if let Some(b) = baseline {
@@ -360,7 +373,25 @@ fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fmt_us, log_ticks, slots, Lanes, LABEL_PX, PALETTE};
+    use super::{fmt_us, log_ticks, slots, steps, Lanes, LABEL_PX, PALETTE};
+
+    /// The CDF rises only at sampled latencies: flat in between.
+    #[test]
+    fn the_cdf_is_a_step_function() {
+        let pts = [(10.0, 0.5), (20.0, 0.9), (40.0, 1.0)];
+        assert_eq!(
+            steps(&pts),
+            [
+                (10.0, 0.0),
+                (10.0, 0.5),
+                (20.0, 0.5),
+                (20.0, 0.9),
+                (40.0, 0.9),
+                (40.0, 1.0)
+            ]
+        );
+        assert!(steps(&[]).is_empty());
+    }
     use crate::worker::Timeline;
 
     /// Deleting a task leaves the others' colours alone, and every
