@@ -991,16 +991,29 @@ impl FeatureSet {
     /// kernel version, are skipped with a warning; the removed CFS-era
     /// names are accepted as not modelled.
     pub fn apply_debugfs_line(&mut self, line: &str) -> Vec<FeatureWarning> {
-        line.split(|c: char| c.is_whitespace() || c == ',')
+        self.apply_debugfs_line_noting(line).0
+    }
+
+    /// [`apply_debugfs_line`](Self::apply_debugfs_line), also returning
+    /// the tokens accepted but not modelled ([`Applied::NotModelled`]),
+    /// as written, so a paste can say which of its tokens do nothing.
+    pub fn apply_debugfs_line_noting(&mut self, line: &str) -> (Vec<FeatureWarning>, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut not_modelled = Vec::new();
+        for t in line
+            .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|t| !t.is_empty())
-            .filter_map(|t| {
-                let err = self.apply(t).err()?;
-                Some(FeatureWarning {
+        {
+            match self.apply(t) {
+                Ok(Applied::NotModelled) => not_modelled.push(t.to_string()),
+                Ok(Applied::Modelled) => {}
+                Err(e) => warnings.push(FeatureWarning {
                     token: t.to_string(),
-                    message: err.to_string(),
-                })
-            })
-            .collect()
+                    message: e.to_string(),
+                }),
+            }
+        }
+        (warnings, not_modelled)
     }
 }
 

@@ -10,17 +10,6 @@ use crate::limits::DEBUGFS_BYTES;
 use crate::scenario::Scenario;
 use crate::ParseError;
 
-/// The tokens of `line` that name a feature the engine keeps but does
-/// not model (`FeatureSet::not_modelled`), as written.
-fn not_modelled_tokens<'a>(line: &'a str, not_modelled: &[(String, bool)]) -> Vec<&'a str> {
-    line.split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| {
-            let name = t.strip_prefix("NO_").unwrap_or(t);
-            not_modelled.iter().any(|(n, _)| n == name)
-        })
-        .collect()
-}
-
 /// Applies a debugfs paste over `sc`; returns the warnings.
 pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
     if text.len() as u64 > DEBUGFS_BYTES {
@@ -54,7 +43,8 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
         match name {
             "features" => {
                 let mut fs = sc.features.clone();
-                for w in fs.apply_debugfs_line(value) {
+                let (rejected, unmodelled) = fs.apply_debugfs_line_noting(value);
+                for w in rejected {
                     warnings.push(format!(
                         "line {}: ignored `{}`: {}",
                         n + 1,
@@ -62,7 +52,6 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
                         shown_max(&w.message, MAX_SHOWN_MESSAGE)
                     ));
                 }
-                let unmodelled = not_modelled_tokens(value, &fs.not_modelled);
                 if !unmodelled.is_empty() {
                     warnings.push(format!(
                         "line {}: accepted, not modelled (kept in the scenario, no effect on it): {}",

@@ -52,19 +52,24 @@ fn initial_scenario() -> (String, Option<String>) {
     let default = eevdf_scenario::presets::preset("default")
         .map(|p| p.text.to_string())
         .unwrap_or_default();
-    let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    if hash.len() <= 1 {
-        return (stored_scenario().unwrap_or(default), None);
-    }
-    match eevdf_scenario::link::decode_text(&hash) {
-        Ok(text) => (text, None),
-        Err(e) => (
+    match link_in_address() {
+        None => (stored_scenario().unwrap_or(default), None),
+        Some(Ok(text)) => (text, None),
+        Some(Err(e)) => (
             default,
-            Some(format!(
-                "This link could not be read: {e}. The default scenario runs instead."
-            )),
+            Some(format!("{e} The default scenario runs instead.")),
         ),
     }
+}
+
+/// The scenario text of the link in the address bar's fragment, if it
+/// has one; the error is a sentence for the page.
+fn link_in_address() -> Option<Result<String, String>> {
+    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    (hash.len() > 1).then(|| {
+        eevdf_scenario::link::decode_text(&hash)
+            .map_err(|e| format!("This link could not be read: {e}."))
+    })
 }
 
 /// The user's last scenario from local storage, if it is still valid.
@@ -266,19 +271,16 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let window = gloo::utils::window();
             let listener = gloo::events::EventListener::new(&window, "hashchange", move |_| {
-                let hash = gloo::utils::window().location().hash().unwrap_or_default();
-                if hash.len() <= 1 {
-                    return;
-                }
-                match eevdf_scenario::link::decode_text(&hash) {
-                    Ok(t) => {
+                match link_in_address() {
+                    None => {}
+                    Some(Ok(t)) => {
                         link_error.set(None);
                         *immediate.borrow_mut() = true;
                         text.set(t);
                     }
-                    Err(e) => link_error.set(Some(format!(
-                        "This link could not be read: {e}. The scenario on the page is kept."
-                    ))),
+                    Some(Err(e)) => {
+                        link_error.set(Some(format!("{e} The scenario on the page is kept.")))
+                    }
                 }
             });
             move || drop(listener)

@@ -62,6 +62,12 @@ fn fnv1a(s: &str) -> usize {
     h as usize
 }
 
+/// The slot of directive `task` in `slots` (a directive the table does
+/// not know yet, mid-edit, keeps an index-based one).
+pub fn slot_of(slots: &[usize], task: usize) -> usize {
+    slots.get(task).copied().unwrap_or(task % PALETTE.len())
+}
+
 /// The CSS class of a palette slot.
 pub fn slot_class(slot: usize) -> String {
     format!("t{}", slot % PALETTE.len())
@@ -298,24 +304,27 @@ fn draw_cdf(
             .collect();
         steps(&pts)
     };
-    let cs = slots(current.iter().map(|c| c.name.as_str()));
+    // One table over both runs' names: a task in both has one colour,
+    // and one only A has keeps a colour of its own.
+    let mut names: Vec<&str> = Vec::new();
+    for c in current.iter().chain(baseline.into_iter().flatten()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    let table = slots(names.iter().copied());
+    let slot = |c: &Cdf| slot_of(&table, names.iter().position(|n| *n == c.name).unwrap_or(0));
     if let Some(b) = baseline {
-        let bs = slots(b.iter().map(|c| c.name.as_str()));
-        for (i, c) in b.iter().enumerate() {
-            // A task in both runs has one colour.
-            let slot = current
-                .iter()
-                .position(|k| k.name == c.name)
-                .map_or(bs[i], |j| cs[j]);
-            let (r, g, bl) = colour(slot);
+        for c in b {
+            let (r, g, bl) = colour(slot(c));
             chart.draw_series(LineSeries::new(
                 curve(c),
                 RGBColor(r, g, bl).mix(0.45).stroke_width(1),
             ))?;
         }
     }
-    for (i, c) in current.iter().enumerate() {
-        let (r, g, b) = colour(cs[i]);
+    for c in current {
+        let (r, g, b) = colour(slot(c));
         chart.draw_series(LineSeries::new(curve(c), RGBColor(r, g, b).stroke_width(2)))?;
     }
     root.present()?;
@@ -353,9 +362,9 @@ fn draw_cdf(
     ctx.set_text_align("left");
     let mut ly =
         f64::from(h) - f64::from(bottom) - 10.0 - 16.0 * (current.len().saturating_sub(1)) as f64;
-    for (i, c) in current.iter().enumerate() {
+    for c in current {
         let lx = f64::from(w) - 110.0;
-        ctx.set_fill_style_str(&css(colour(cs[i])));
+        ctx.set_fill_style_str(&css(colour(slot(c))));
         ctx.fill_rect(lx, ly - 5.0, 14.0, 3.0);
         ctx.set_fill_style_str(fg);
         ctx.fill_text(&c.name, lx + 18.0, ly).ok();
@@ -616,11 +625,7 @@ fn draw_timeline(
         if s.cpu >= nr_cpus {
             continue;
         }
-        let slot = slots
-            .get(s.task as usize)
-            .copied()
-            .unwrap_or(s.task as usize);
-        ctx.set_fill_style_str(&css(colour(slot)));
+        ctx.set_fill_style_str(&css(colour(slot_of(slots, s.task as usize))));
         let x0 = x(s.start);
         let x1 = x(s.end).max(x0 + 0.75);
         ctx.fill_rect(x0, f64::from(s.cpu) * row + 1.0, x1 - x0, row - 2.0);

@@ -12,7 +12,7 @@ use eevdf_sim::topology::Topology;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::charts::{slot_class, slots, Shared};
+use crate::charts::{slot_class, slot_of, slots, Shared};
 use crate::edit::{self, Target, Template};
 use crate::worker::CpuLive;
 
@@ -391,7 +391,7 @@ pub fn machine_view(p: &Props) -> Html {
                     match &st {
                         Some(s) => html! {
                             <div class="cpu-live">
-                                <span class={classes!("run", s.running.map(|d| slot_class(ss.get(d as usize).copied().unwrap_or(d as usize))))}
+                                <span class={classes!("run", s.running.map(|d| slot_class(slot_of(&ss, d as usize))))}
                                       data-testid={format!("cpu-{cpu}-running")}>
                                     { s.running_name.clone().unwrap_or_else(|| "idle".into()) }
                                 </span>

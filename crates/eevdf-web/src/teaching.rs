@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::charts::{colour, slots};
+use crate::charts::{colour, slot_of, slots};
 use crate::teach::{EntView, QueueView, TeachCmd, TeachView};
 use crate::tours::TOURS;
 
@@ -52,10 +52,7 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
     let ticks = [-1.0, -0.5, 0.0, 0.5, 1.0];
     let ent = |(i, e): (usize, &EntView)| {
         let y = TOP + ROW * i as f64;
-        let slot = e
-            .task
-            .map(|t| ss.get(t as usize).copied().unwrap_or(t as usize));
-        let (r, g, b) = colour(slot.unwrap_or(7));
+        let (r, g, b) = colour(e.task.map_or(7, |t| slot_of(ss, t as usize)));
         let fill = format!("rgb({r},{g},{b})");
         let (x0, x1) = (x(e.vruntime), x(e.deadline));
         let title = format!(
