@@ -209,6 +209,20 @@ try {
   await shot(page, 'help');
   await page.keyboard.press('Escape');
   await page.waitForSelector('[data-testid=help-overlay]', { state: 'detached' });
+  // A long run says how long it has left, and stops on request: the
+  // last numbers stay, nothing advances, and it can run again.
+  await page.fill('[data-testid=scenario-text]', (await text(page)).replace(/duration \S+/, 'duration 900s'));
+  await page.waitForSelector('.app[data-state=running] [data-testid=stop]', { timeout: 5000 });
+  await page.waitForFunction(() => /about \d+ s left|under a second left/.test(document.querySelector('[data-testid=eta]')?.textContent ?? ''));
+  await page.click('[data-testid=stop]');
+  await page.waitForSelector('.app[data-state=stopped]');
+  const stoppedAt = Number(await page.$eval('[data-testid=progress]', (e) => e.value));
+  await page.waitForTimeout(600);
+  check(Number(await page.$eval('[data-testid=progress]', (e) => e.value)) === stoppedAt, 'a stopped run advanced');
+  const eta = await page.textContent('[data-testid=eta]');
+  check(eta.startsWith('Stopped at ') && (await page.$$('[data-testid=worker-result] tbody tr')).length > 0, `stopped: ${eta}`);
+  await page.click('[data-testid=resume]');
+  await page.waitForSelector('.app[data-state=running] [data-testid=stop]');
 
   // 8b. A real debugfs line: the tokens the engine keeps without
   // modelling are named, not added silently.

@@ -10,6 +10,7 @@ pub mod config;
 pub mod cost;
 pub mod event;
 pub mod hackbench;
+pub mod live;
 pub mod machine;
 pub mod metrics;
 pub mod observe;
@@ -27,7 +28,7 @@ pub use event::{EventQueue, Nanos};
 pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
 pub use machine::{first_tick_phase, simulate, Sim};
 pub use metrics::{LatencyHist, LatencyStats};
-pub use observe::{LagAt, Observer, SimEvent};
+pub use observe::{Interest, LagAt, Observer, SimEvent};
 pub use result::{
     CpuResult, HackbenchResult, NameResult, Partial, SchbenchResult, SimResult, TaskResult, Totals,
 };

@@ -108,9 +108,54 @@ impl SimEvent {
     }
 }
 
+/// Which kinds of [`SimEvent`] an observer takes, so the simulator
+/// builds only events somebody reads (a latency watch should not pay for
+/// every wakeup's lag computation). A plain bit set: a crate for eight
+/// flags would cost more than it saves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Interest(u8);
+
+impl Interest {
+    pub const SWITCH: Interest = Interest(1);
+    pub const PICK: Interest = Interest(1 << 1);
+    /// `Waking` and `Wakeup`.
+    pub const WAKEUP: Interest = Interest(1 << 2);
+    pub const WAKEUP_PREEMPT: Interest = Interest(1 << 3);
+    pub const MIGRATE: Interest = Interest(1 << 4);
+    pub const TICK: Interest = Interest(1 << 5);
+    pub const LATENCY: Interest = Interest(1 << 6);
+    pub const NONE: Interest = Interest(0);
+    pub const ALL: Interest = Interest(0x7f);
+
+    pub const fn union(self, o: Interest) -> Interest {
+        Interest(self.0 | o.0)
+    }
+
+    pub const fn has(self, o: Interest) -> bool {
+        self.0 & o.0 != 0
+    }
+
+    /// The kind of one event.
+    pub fn of(e: &SimEvent) -> Interest {
+        match e {
+            SimEvent::Switch { .. } => Interest::SWITCH,
+            SimEvent::Pick { .. } => Interest::PICK,
+            SimEvent::Waking { .. } | SimEvent::Wakeup { .. } => Interest::WAKEUP,
+            SimEvent::WakeupPreempt { .. } => Interest::WAKEUP_PREEMPT,
+            SimEvent::Migrate { .. } => Interest::MIGRATE,
+            SimEvent::Tick { .. } => Interest::TICK,
+            SimEvent::Latency { .. } => Interest::LATENCY,
+        }
+    }
+}
+
 /// A consumer of [`SimEvent`]s, attached with [`crate::Sim::observe`].
 pub trait Observer: DynClone + std::fmt::Debug {
     fn event(&mut self, e: &SimEvent);
+    /// The events it wants; it is sent no others.
+    fn interest(&self) -> Interest {
+        Interest::ALL
+    }
     /// For finding an attached observer again by its type.
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -135,43 +180,67 @@ macro_rules! observer_any {
     };
 }
 
-/// The observers attached to one simulator.
-#[derive(Clone, Debug, Default)]
-pub struct Observers(Vec<Box<dyn Observer>>);
+/// The observers attached to one simulator, and the union of what they
+/// want.
+#[derive(Clone, Debug)]
+pub struct Observers {
+    list: Vec<Box<dyn Observer>>,
+    wanted: Interest,
+}
+
+impl Default for Observers {
+    fn default() -> Self {
+        Observers {
+            list: Vec::new(),
+            wanted: Interest::NONE,
+        }
+    }
+}
 
 impl Observers {
-    /// No observer is attached: callers skip computing event fields.
+    /// Somebody takes events of kind `k`: callers skip building the
+    /// others.
     #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    pub fn wants(&self, k: Interest) -> bool {
+        self.wanted.has(k)
     }
 
     pub fn attach(&mut self, o: Box<dyn Observer>) {
-        self.0.push(o);
+        self.wanted = self.wanted.union(o.interest());
+        self.list.push(o);
     }
 
     #[inline]
     pub fn emit(&mut self, e: SimEvent) {
-        for o in &mut self.0 {
-            o.event(&e);
+        let k = Interest::of(&e);
+        for o in &mut self.list {
+            if o.interest().has(k) {
+                o.event(&e);
+            }
         }
     }
 
     /// The first attached observer of type `T`.
     pub fn get<T: 'static>(&self) -> Option<&T> {
-        self.0.iter().find_map(|o| o.as_any().downcast_ref::<T>())
+        self.list
+            .iter()
+            .find_map(|o| o.as_any().downcast_ref::<T>())
     }
 
     pub fn get_mut<T: 'static>(&mut self) -> Option<&mut T> {
-        self.0
+        self.list
             .iter_mut()
             .find_map(|o| o.as_any_mut().downcast_mut::<T>())
     }
 
     /// Detaches and returns the first observer of type `T`.
     pub fn detach<T: 'static>(&mut self) -> Option<T> {
-        let i = self.0.iter().position(|o| o.as_any().is::<T>())?;
-        let o = self.0.remove(i);
+        let i = self.list.iter().position(|o| o.as_any().is::<T>())?;
+        let o = self.list.remove(i);
+        self.wanted = self
+            .list
+            .iter()
+            .fold(Interest::NONE, |w, o| w.union(o.interest()));
         o.into_any().downcast::<T>().ok().map(|b| *b)
     }
 }

@@ -162,6 +162,12 @@ struct LaneState {
     done: bool,
     lkml: Option<String>,
     invalid: Option<String>,
+    /// Stop was pressed: `live` is the last snapshot, no run goes on.
+    stopped: bool,
+    /// Page clock (ms) when the run was asked for, for the ETA.
+    asked_ms: f64,
+    /// Page time from the request to `Done`, ms.
+    took_ms: f64,
 }
 
 impl LaneState {
@@ -196,6 +202,36 @@ impl LaneState {
             Outcome::Teach(_) | Outcome::TeachError(_) => return None,
         }
         Some(s)
+    }
+}
+
+/// The page's clock, ms.
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// "2.0 of 120 s simulated, about 14 s left" while a run goes; the ETA
+/// assumes the rest goes as fast as what is done (page clock since the
+/// request, snapshots and drawing included).
+fn progress_note(live: &Live, done: bool, stopped: bool, elapsed_ms: f64) -> String {
+    let (at, of) = (live.sim_ns as f64 / 1e9, live.duration_ns as f64 / 1e9);
+    if stopped {
+        return format!("Stopped at {at:.2} of {of:.1} s simulated.");
+    }
+    if done {
+        return format!("{of:.1} s simulated in {:.1} s.", elapsed_ms / 1e3);
+    }
+    let left = if live.sim_ns > 0 {
+        elapsed_ms / live.sim_ns as f64 * live.duration_ns.saturating_sub(live.sim_ns) as f64 / 1e3
+    } else {
+        f64::NAN
+    };
+    if left.is_finite() && left < 1.0 {
+        format!("{at:.2} of {of:.1} s simulated, under a second left.")
+    } else if left.is_finite() {
+        format!("{at:.2} of {of:.1} s simulated, about {left:.0} s left.")
+    } else {
+        format!("{at:.2} of {of:.1} s simulated.")
     }
 }
 
@@ -249,7 +285,10 @@ pub fn app() -> Html {
                     }
                     let lane = usize::from(resp.lane).min(1);
                     let next = lanes.borrow()[lane].accept(resp);
-                    if let Some(s) = next {
+                    if let Some(mut s) = next {
+                        if s.done && s.took_ms == 0.0 {
+                            s.took_ms = now_ms() - s.asked_ms;
+                        }
                         lanes.borrow_mut()[lane] = s;
                         tick.set(*tick + 1);
                     }
@@ -320,7 +359,35 @@ pub fn app() -> Html {
             let l = &mut ls[usize::from(lane)];
             l.id = id;
             l.done = false;
+            l.stopped = false;
+            l.asked_ms = now_ms();
+            l.took_ms = 0.0;
             l.scenario = scenario;
+        })
+    };
+    // Stop: an empty request cancels the live lane's run; its last
+    // snapshot stays on screen. Resume runs the scenario again.
+    let on_stop = {
+        let post = post.clone();
+        let lanes = lanes.clone();
+        let tick = tick.clone();
+        Callback::from(move |_: MouseEvent| {
+            let id = post(LANE_LIVE, String::new(), None);
+            let mut ls = lanes.borrow_mut();
+            let l = &mut ls[usize::from(LANE_LIVE)];
+            l.id = id;
+            l.stopped = true;
+            drop(ls);
+            tick.set(*tick + 1);
+        })
+    };
+    let on_resume = {
+        let send = send.clone();
+        let text = text.clone();
+        let tick = tick.clone();
+        Callback::from(move |_: MouseEvent| {
+            send(LANE_LIVE, (*text).clone());
+            tick.set(*tick + 1);
         })
     };
     let send_teach = Callback::from(move |cmd: TeachCmd| {
@@ -553,9 +620,19 @@ pub fn app() -> Html {
             );
             html! {
                 <>
-                    <progress max={live.duration_ns.to_string()} value={live.sim_ns.to_string()}
-                              data-testid="progress" data-events={live.events.to_string()}
-                              data-wall-ms={format!("{:.1}", live.wall_ms)} />
+                    <div class="run-progress">
+                        <progress max={live.duration_ns.to_string()} value={live.sim_ns.to_string()}
+                                  data-testid="progress" data-events={live.events.to_string()}
+                                  data-wall-ms={format!("{:.1}", live.wall_ms)} />
+                        <span class="muted" data-testid="eta">
+                            { progress_note(live, l.done, l.stopped, if l.done { l.took_ms } else { now_ms() - l.asked_ms }) }
+                        </span>
+                        if l.stopped {
+                            <button type="button" onclick={on_resume.clone()} data-testid="resume">{ "Run again" }</button>
+                        } else if !l.done {
+                            <button type="button" onclick={on_stop.clone()} data-testid="stop">{ "Stop" }</button>
+                        }
+                    </div>
                     <ResultsTable rows={live.rows.clone()} caption={caption} on_jump={on_jump.clone()} kernel={kernel_rows.clone()}
                                   baseline={baseline.as_ref().and(b.live.as_ref()).map(|b| b.rows.clone())} />
                     if baseline.is_some() && !b.done {
@@ -610,7 +687,7 @@ pub fn app() -> Html {
         // "done" only once the run of exactly this text has finished, so
         // tests and tools never read a stale table.
         <div class="app" onkeydown={on_keys} data-request={l.id.to_string()} data-results-for={l.live_id.to_string()}
-             data-state={if l.done && l.scenario == *text { "done" } else { "running" }}>
+             data-state={if l.stopped { "stopped" } else if l.done && l.scenario == *text { "done" } else { "running" }}>
             <header class="topbar">
                 <h1>{ "eevdf-playground" }</h1>
                 <span class="tagline">{ "The Linux EEVDF scheduler you can run, see and share" }</span>

@@ -17,8 +17,9 @@
 
 use eevdf_scenario::report;
 use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::live::LiveLatency;
 use eevdf_sim::trace::{PrevState, TraceEvent};
-use eevdf_sim::{Nanos, Sim, SimResult};
+use eevdf_sim::{LatencyStats, Nanos, Sim, SimResult};
 
 use crate::teach::{TeachCmd, TeachView, Teacher};
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
@@ -172,6 +173,22 @@ pub struct Response {
 /// Latencies in the result rows are the JSON's: µs rounded to 3 decimals.
 fn us(ns: u64) -> f64 {
     (ns as f64).round() / 1000.0
+}
+
+/// The table row of one task name.
+fn row(name: &str, tasks: u32, cpu_ns: u64, machine_ns: f64, l: &LatencyStats) -> Row {
+    Row {
+        name: name.to_string(),
+        tasks,
+        samples: l.samples,
+        cpu_ms: cpu_ns as f64 / 1e6,
+        share: cpu_ns as f64 * 100.0 / machine_ns,
+        p50: us(l.p50),
+        p90: us(l.p90),
+        p99: us(l.p99),
+        p99_9: us(l.p99_9),
+        max: us(l.max),
+    }
 }
 
 /// A scheduler timeline kept for the last [`WINDOW_NS`].
@@ -342,6 +359,9 @@ pub struct Runner {
     rolling: Rolling,
     last_report: Option<f64>,
     wall_ms: f64,
+    /// Counters the last progress snapshot read (histogram buckets,
+    /// threads, CPUs): bounded by the scenario, not by its samples.
+    snapshot_work: usize,
 }
 
 /// What a chunk produced.
@@ -368,7 +388,9 @@ impl Runner {
                 },
             })
         })?;
-        let sim = Sim::new(sc.sim.clone());
+        let mut sim = Sim::new(sc.sim.clone());
+        let names = sc.sim.tasks.len();
+        sim.observe(Box::new(LiveLatency::new(sim.thread_directives(), names)));
         Ok(Runner {
             id: req.id,
             lane: req.lane,
@@ -383,7 +405,13 @@ impl Runner {
             rolling: Rolling::default(),
             last_report: None,
             wall_ms: 0.0,
+            snapshot_work: 0,
         })
+    }
+
+    /// What the last progress snapshot read (see `snapshot_work`).
+    pub fn snapshot_work(&self) -> usize {
+        self.snapshot_work
     }
 
     pub fn id(&self) -> u32 {
@@ -461,13 +489,77 @@ impl Runner {
             return Chunk::Quiet;
         }
         self.last_report = Some(now);
-        let Some(sim) = self.sim.as_ref() else {
+        let Some(live) = self.progress() else {
             return Chunk::Quiet;
         };
-        let hists = sim.histograms();
-        let r = sim.clone().finish(self.now);
-        let live = self.live(&r, &hists);
         Chunk::Report(self.respond(Outcome::Progress(live)))
+    }
+
+    /// A snapshot of the running simulation from what it keeps as it
+    /// goes (the [`LiveLatency`] observer, per-thread CPU time, per-CPU
+    /// counters): no clone, no finish, so its cost does not grow with
+    /// the samples. Percentiles keep 9 significant bits until `Done`.
+    fn progress(&mut self) -> Option<Live> {
+        let sim = self.sim.as_ref()?;
+        let watch = sim.observer::<LiveLatency>()?;
+        let cpu_ns = sim.thread_cpu_ns();
+        let mut work = cpu_ns.len();
+        let names: Vec<(usize, &String)> = self.names.iter().enumerate().collect();
+        let mut tasks = vec![0u32; self.names.len()];
+        let mut name_ns = vec![0u64; self.names.len()];
+        for (t, &d) in self.directive.iter().enumerate() {
+            tasks[d] += 1;
+            name_ns[d] += cpu_ns[t];
+        }
+        let stats: Vec<LatencyStats> = names
+            .iter()
+            .map(|(d, _)| {
+                work += watch.hist(*d).width();
+                watch.hist(*d).stats()
+            })
+            .collect();
+        let nr = sim.topology().nr_cpus();
+        work += nr as usize;
+        let machine_ns = (self.now.max(1) as f64) * f64::from(nr.max(1));
+        let rows = names
+            .iter()
+            .map(|(d, name)| row(name, tasks[*d], name_ns[*d], machine_ns, &stats[*d]))
+            .collect();
+        let cdf = names
+            .iter()
+            .map(|(d, name)| cdf(name, &[&watch.hist(*d).buckets()]))
+            .collect();
+        let cpus = (0..nr)
+            .map(|c| {
+                let (busy, util) = sim.cpu_busy_util(c, self.now);
+                self.cpu_live(c, util, busy as f64 * 100.0 / self.now.max(1) as f64)
+            })
+            .collect();
+        let live = Live {
+            rows,
+            sim_ns: self.now,
+            duration_ns: self.end,
+            events: sim.events(),
+            wall_ms: self.wall_ms,
+            cpus,
+            cdf,
+            timeline: self.rolling.snapshot(self.now),
+        };
+        self.snapshot_work = work;
+        Some(live)
+    }
+
+    /// One CPU's state now: name and colour come from the simulation's
+    /// running thread, not a search of the timeline.
+    fn cpu_live(&self, cpu: u32, util: u64, busy_pct: f64) -> CpuLive {
+        let tid = self.sim_running(cpu);
+        CpuLive {
+            running: tid.map(|t| self.directive[t] as u32),
+            running_name: tid.and_then(|t| self.sim.as_ref().map(|s| s.thread_name(t))),
+            queued: self.queued(cpu),
+            util,
+            busy_pct,
+        }
     }
 
     fn respond(&self, outcome: Outcome) -> Response {
@@ -483,18 +575,7 @@ impl Runner {
         let rows = r
             .by_name
             .iter()
-            .map(|n| Row {
-                name: n.name.clone(),
-                tasks: n.tasks,
-                samples: n.latency.samples,
-                cpu_ms: n.cpu_ns as f64 / 1e6,
-                share: n.cpu_ns as f64 * 100.0 / machine_ns,
-                p50: us(n.latency.p50),
-                p90: us(n.latency.p90),
-                p99: us(n.latency.p99),
-                p99_9: us(n.latency.p99_9),
-                max: us(n.latency.max),
-            })
+            .map(|n| row(&n.name, n.tasks, n.cpu_ns, machine_ns, &n.latency))
             .collect();
         let cdf = self
             .names
@@ -515,16 +596,11 @@ impl Runner {
             .cpus
             .iter()
             .map(|c| {
-                // Straight from the simulation, not a search of the
-                // timeline: name and colour come from the same thread.
-                let tid = self.sim_running(c.cpu);
-                CpuLive {
-                    running: tid.map(|t| self.directive[t] as u32),
-                    running_name: tid.map(|t| r.tasks[t].name.clone()),
-                    queued: self.queued(c.cpu),
-                    util: c.util,
-                    busy_pct: c.busy_ns as f64 * 100.0 / r.sim_ns.max(1) as f64,
-                }
+                self.cpu_live(
+                    c.cpu,
+                    c.util,
+                    c.busy_ns as f64 * 100.0 / r.sim_ns.max(1) as f64,
+                )
             })
             .collect();
         Live {
@@ -733,6 +809,106 @@ mod tests {
 
     /// Small chunks (a clock that jumps 10 ms per reading) stream several
     /// snapshots and still end with the golden JSON.
+    /// Runs `text` in chunks; after each progress snapshot, `look` sees
+    /// the runner. Returns the number of snapshots.
+    fn snapshots(text: &str, mut look: impl FnMut(&Runner, &Live)) -> usize {
+        let mut run = Runner::new(&req(text)).unwrap();
+        let t = Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 10.0);
+            t.get()
+        };
+        let mut n = 0;
+        loop {
+            match run.chunk(&clock) {
+                Chunk::Quiet => {}
+                Chunk::Report(r) => {
+                    let Outcome::Progress(l) = &r.outcome else {
+                        panic!("progress expected");
+                    };
+                    look(&run, l);
+                    n += 1;
+                }
+                Chunk::Finished(_) => return n,
+            }
+        }
+    }
+
+    /// Issue 16: a snapshot reads what the scenario has (its threads,
+    /// CPUs and one fixed-size histogram per name), not its samples. Ten
+    /// times the run, ten times the samples, the same work.
+    #[test]
+    fn snapshot_work_does_not_grow_with_the_samples() {
+        let base = include_str!("../../../tests/golden/preempt-short.scn");
+        let last = |duration: &str| {
+            let text = base.replace("duration 5s", duration);
+            let mut at_end = (0u64, 0usize);
+            let n = snapshots(&text, |run, l| {
+                let samples = l.rows.iter().map(|r| r.samples).sum();
+                at_end = (samples, run.snapshot_work());
+            });
+            assert!(n >= 3, "{n} snapshots");
+            at_end
+        };
+        let (short_samples, short_work) = last("duration 2s");
+        let (long_samples, long_work) = last("duration 20s");
+        assert!(
+            long_samples >= 8 * short_samples,
+            "{short_samples} -> {long_samples}"
+        );
+        // Three threads, one CPU, two names of at most LIVE_BUCKETS each;
+        // a longer run may widen a histogram by its new maxima only.
+        let bound = 3 + 1 + 2 * eevdf_sim::live::LIVE_BUCKETS;
+        assert!(
+            short_work > 4 && long_work <= bound,
+            "{short_work} {long_work}"
+        );
+        assert!(
+            long_work <= short_work + 2 * 512,
+            "{short_work} -> {long_work}"
+        );
+    }
+
+    /// A snapshot's percentiles are the finished result's at the same
+    /// moment, with the low bits cleared (`LIVE_BITS`).
+    #[test]
+    fn progress_rows_are_the_exact_rows_quantized() {
+        let text = include_str!("../../../tests/golden/preempt-short.scn");
+        let q = |v: f64, exact_ns: u64, l: &LatencyStats| {
+            let keep = eevdf_sim::live::LIVE_BITS;
+            let width = 64 - exact_ns.leading_zeros();
+            let want = if width <= keep {
+                exact_ns
+            } else {
+                (exact_ns >> (width - keep)) << (width - keep)
+            };
+            (v - us(want.clamp(l.min, l.max))).abs() < 1e-9
+        };
+        let mut checked = 0;
+        snapshots(text, |run, l| {
+            let sim = run.sim.as_ref().unwrap();
+            let r = sim.clone().finish(l.sim_ns);
+            for (row, n) in l.rows.iter().zip(&r.by_name) {
+                assert_eq!(
+                    (row.name.as_str(), row.samples),
+                    (n.name.as_str(), n.latency.samples)
+                );
+                assert_eq!(row.max, us(n.latency.max));
+                let l8 = &n.latency;
+                assert!(
+                    q(row.p50, l8.p50, l8) && q(row.p99, l8.p99, l8),
+                    "{row:?} {l8:?}"
+                );
+                assert!(
+                    q(row.p90, l8.p90, l8) && q(row.p99_9, l8.p99_9, l8),
+                    "{row:?} {l8:?}"
+                );
+                checked += 1;
+            }
+        });
+        assert!(checked >= 6, "{checked} rows");
+    }
+
     #[test]
     fn chunked_runs_stream_snapshots_and_end_with_the_same_result() {
         let text = include_str!("../../../tests/golden/preempt-short.scn");

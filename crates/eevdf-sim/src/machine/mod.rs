@@ -15,7 +15,7 @@ use crate::config::{Nanos, PreemptModel, SimConfig, Workload, COND_RESCHED_NS};
 use crate::event::EventQueue;
 use crate::hackbench::{self, Pipe};
 use crate::metrics::LatencyHist;
-use crate::observe::{LagAt, Observer, Observers, SimEvent};
+use crate::observe::{Interest, LagAt, Observer, Observers, SimEvent};
 use crate::pelt::Pelt;
 use crate::placement::LlcState;
 use crate::result::{
@@ -534,8 +534,10 @@ impl Sim {
                     cpu.rq.resched = Some(Resched::Full);
                 }
                 cpu.rq.task_tick(false);
-                if let (false, Some(curr)) = (self.observers.is_empty(), self.cpus[c as usize].curr)
-                {
+                if let (true, Some(curr)) = (
+                    self.observers.wants(Interest::TICK),
+                    self.cpus[c as usize].curr,
+                ) {
                     self.observers.emit(SimEvent::Tick {
                         ts: now,
                         cpu: c,
@@ -679,6 +681,23 @@ impl Sim {
         self.cpus[cpu as usize].rq.h_nr_queued
     }
 
+    /// CPU time of each thread so far, in creation order, as of its
+    /// queue's last `update_curr` (a progress view's figure: `finish`
+    /// brings it to the end). O(threads), and it changes nothing.
+    pub fn thread_cpu_ns(&self) -> Vec<Nanos> {
+        self.threads
+            .iter()
+            .map(|t| self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime)
+            .collect()
+    }
+
+    /// Busy time of `cpu` up to `now` and its PELT utilisation.
+    pub fn cpu_busy_util(&self, cpu: u32, now: Nanos) -> (Nanos, u64) {
+        let c = &self.cpus[cpu as usize];
+        let open = c.busy_since.map_or(0, |s| now.saturating_sub(s));
+        (c.busy_ns + open, c.util.avg)
+    }
+
     /// The `task` directive each thread came from, in creation order.
     pub fn thread_directives(&self) -> Vec<usize> {
         self.threads.iter().map(|t| t.directive).collect()
@@ -733,7 +752,7 @@ impl Sim {
         if cpu != prev {
             self.move_sleeping(tid, cpu);
         }
-        if !self.observers.is_empty() {
+        if self.observers.wants(Interest::WAKEUP) {
             let cost = self.cfg.costs.wake_ns;
             self.observers.emit(SimEvent::Waking {
                 ts: now.saturating_sub(cost),
@@ -769,7 +788,7 @@ impl Sim {
         };
         let c = &mut self.cpus[cpu as usize];
         let decision = c.rq.wakeup_preempt(eid, wf);
-        if !self.observers.is_empty() {
+        if self.observers.wants(Interest::WAKEUP_PREEMPT) {
             self.emit_wakeup_preempt(cpu, tid, decision, now);
         }
         self.hrtick_update(cpu, now);
@@ -944,7 +963,7 @@ impl Sim {
             _ => {}
         }
         c.curr = next_tid;
-        if !self.observers.is_empty() {
+        if self.observers.wants(Interest::SWITCH.union(Interest::PICK)) {
             self.emit_switch(cpu, prev, next_tid, now, how != Preemption::ToUser);
         }
         let Some(tid) = next_tid else {
@@ -987,7 +1006,7 @@ impl Sim {
         if let Some(stamp) = t.wake_stamp.take() {
             let lat = first_instruction.saturating_sub(stamp);
             t.hist.record(lat);
-            if !self.observers.is_empty() {
+            if self.observers.wants(Interest::LATENCY) {
                 self.observers.emit(SimEvent::Latency {
                     ts: now,
                     cpu,
@@ -1270,6 +1289,7 @@ impl Sim {
         for t in &self.threads {
             let cpu_ns = self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime;
             let name = format!("{}.{}", self.cfg.tasks[t.directive].name, t.index);
+            debug_assert_eq!(name, self.thread_name(tasks.len()));
             tasks.push(TaskResult {
                 name,
                 directive: t.directive,
