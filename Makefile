@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e bench-quick fuzz identical
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -24,6 +24,7 @@ help:
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
 	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc"
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
+	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
 
 setup:
@@ -71,6 +72,11 @@ build-web:
 e2e:
 	cargo build --release --locked -p eevdf-cli
 	./tests/e2e/run.sh
+
+# Page against CLI wall time for every preset (CI runs four).
+budgets:
+	cargo build --release --locked -p eevdf-cli
+	BUDGETS=all E2E_ONLY=budgets ./tests/e2e/run.sh
 
 # The static guest runner (eevdf kernel run builds it too, on demand).
 guest:

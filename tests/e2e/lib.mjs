@@ -97,10 +97,23 @@ export async function touchDrag(page, from, to) {
   await cdp.detach();
 }
 
+/** An element's box once it has stopped moving (a re-render after the
+ * last edit can still shift the layout when a gesture starts). */
+async function settledBox(page, sel) {
+  let box = await page.locator(sel).boundingBox();
+  for (let i = 0; i < 20; i++) {
+    await page.waitForTimeout(50);
+    const now = await page.locator(sel).boundingBox();
+    if (JSON.stringify(now) === JSON.stringify(box)) return now;
+    box = now;
+  }
+  return box;
+}
+
 /** A pointer drag from the centre of one element to another's. */
 export async function drag(page, from, to) {
-  const a = await page.locator(from).boundingBox();
-  const b = await page.locator(to).boundingBox();
+  const a = await settledBox(page, from);
+  const b = await settledBox(page, to);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   for (let i = 1; i <= 8; i++) {

@@ -149,6 +149,38 @@ try {
   await editorIs(before5b);
   await waitDone(page);
 
+  // 5c. A typo, or a link that decodes to an invalid scenario, keeps the
+  // panes where they were (the last scenario that parsed, inert), says
+  // the run did not happen and which line to fix, and offers the last
+  // scenario back.
+  const box = async (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return [r.top, r.height]; });
+  const panes = async () => [await box('[data-testid=machine-pane]'), await box('[data-testid=features-pane]')];
+  const good = await panes();
+  const chips = await page.$$eval('[data-testid=machine-pane] .chip', (cs) => cs.length);
+  await page.fill('[data-testid=scenario-text]', before5b.replace(/\nend\n?$/, '\ntask x kind=nope\nend\n'));
+  const nr = await page.waitForSelector('[data-testid=not-run]');
+  const nrText = await nr.textContent();
+  check(/^Not run: fix line \d+ of the scenario\. The results below are the last run's\.$/.test(nrText), `not run: ${nrText}`);
+  check(JSON.stringify(await panes()) === JSON.stringify(good), `the panes moved on a typo: ${JSON.stringify(good)} -> ${JSON.stringify(await panes())}`);
+  check(await page.$eval('[data-testid=machine-pane]', (e) => e.inert && e.classList.contains('stale')), 'the stale machine pane is inert');
+  check(await page.$$eval('[data-testid=machine-pane] .chip', (cs) => cs.length) === chips, 'the machine keeps its chips');
+  check((await page.$$('[data-testid=worker-pending]')).length === 0, 'no "Simulating" for a scenario that cannot run');
+  await shot(page, 'typo');
+  await page.click('[data-testid=restore-last]');
+  await editorIs(before5b);
+  await waitDone(page);
+  // The plain v1 form of the same scenario plus a line that cannot run.
+  const plain = before5b.split('\n')
+    .filter((x) => x && !x.startsWith('#') && x !== 'end' && !x.startsWith('eevdf-scenario'))
+    .map((x) => x.replace(/ /g, '+'));
+  const bad = `${base}#v1;${[...plain, 'task+x+kind=nope'].join(';')}`;
+  await page.evaluate((u) => { location.href = u; }, bad);
+  await page.waitForSelector('[data-testid=not-run]');
+  check(JSON.stringify(await panes()) === JSON.stringify(good), 'the panes moved on an invalid link');
+  await page.click('[data-testid=restore-last]');
+  await editorIs(before5b);
+  await waitDone(page);
+
   // 6. Keyboard: Enter on a template, Enter on CPU 2; Delete on a chip.
   await page.focus('[data-template=rtapp]');
   await page.keyboard.press('Enter');

@@ -14,7 +14,7 @@ for _ in $(seq 100); do
   kill -0 "$SERVER" 2>/dev/null || { cat target/e2e/server.log >&2; exit 1; }
   sleep 0.1
 done
-for t in tests/e2e/*.test.mjs; do
+for t in tests/e2e/${E2E_ONLY:-*}.test.mjs; do
   echo "e2e: $t"
   APP_URL="http://127.0.0.1:$PORT/" node "$t"
 done

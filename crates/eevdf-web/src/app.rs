@@ -243,6 +243,17 @@ pub fn app() -> Html {
     // After a bad link, the user's last scenario (kept, not overwritten)
     // is one click away.
     let last_scenario = use_memo((), |_| stored_scenario());
+    let last_good = use_mut_ref(|| {
+        let default = || {
+            eevdf_scenario::presets::preset("default")
+                .map(|p| p.text.to_string())
+                .unwrap_or_default()
+        };
+        Some(init.0.clone())
+            .filter(|t| Scenario::parse(t).is_ok())
+            .or_else(stored_scenario)
+            .unwrap_or_else(default)
+    });
     let lanes = use_mut_ref(|| [LaneState::default(), LaneState::default()]);
     // Bumped on every accepted answer (the lanes live in a RefCell so the
     // worker callback always sees the current request ids).
@@ -433,6 +444,15 @@ pub fn app() -> Html {
         .reform(|(cpu, ns): (u32, u64)| vec![TeachCmd::Cpu { cpu }, TeachCmd::RunTo { ns }]);
 
     let parsed = Scenario::parse(&text);
+    // The last text that parsed: while the editor holds an error, the
+    // panes show it (inert) and "Open your last scenario" brings it back.
+    if parsed.is_ok() && *last_good.borrow() != *text {
+        *last_good.borrow_mut() = (*text).clone();
+    }
+    let last_good_sc = match &parsed {
+        Ok(sc) => Some(sc.clone()),
+        Err(_) => Scenario::parse(&last_good.borrow()).ok(),
+    };
 
     // Every text change: run (debounced) when it parses, follow the
     // fragment.
@@ -601,8 +621,17 @@ pub fn app() -> Html {
         .map(|p| eevdf_scenario::kernel_ref::rows(p.name))
         .unwrap_or_default();
 
+    let not_run = parsed.as_ref().err().map(|e| {
+        html! {
+            <p class="error" data-testid="not-run">
+                { format!("Not run: fix line {} of the scenario.", e.line) }
+                if l.live.is_some() { { " The results below are the last run's." } }
+            </p>
+        }
+    });
     let results = match (&l.live, &l.invalid) {
         (_, Some(e)) => html! { <p class="error" data-testid="worker-error">{ e }</p> },
+        (None, None) if not_run.is_some() => html! {},
         (None, None) => {
             html! { <p class="muted" data-testid="worker-pending">{ "Simulating in the worker…" }</p> }
         }
@@ -666,16 +695,25 @@ pub fn app() -> Html {
         }
         None => html! {},
     };
-    let machine = match &parsed {
-        Ok(sc) => html! {
-            <MachineView scenario={sc.clone()} on_change={set_scenario.clone()}
-                         live={l.live.as_ref().map(|l| Shared(Rc::new(l.cpus.clone())))} />
+    // A scenario that does not parse leaves the panes as they were (the
+    // last one that did, inert), so typing never makes the page jump.
+    let stale = parsed.is_err();
+    let machine = match &last_good_sc {
+        Some(sc) => html! {
+            <div class={classes!(stale.then_some("stale"))} inert={stale} data-testid="machine-pane">
+                <MachineView scenario={sc.clone()} on_change={set_scenario.clone()}
+                             live={l.live.as_ref().map(|l| Shared(Rc::new(l.cpus.clone())))} />
+            </div>
         },
-        Err(_) => html! { <p class="muted">{ "Fix the scenario to edit the machine." }</p> },
+        None => html! { <p class="muted">{ "Fix the scenario to edit the machine." }</p> },
     };
-    let features = match &parsed {
-        Ok(sc) => html! { <FeaturesPane scenario={sc.clone()} on_change={set_scenario.clone()} /> },
-        Err(_) => html! { <p class="muted">{ "Fix the scenario to change features." }</p> },
+    let features = match &last_good_sc {
+        Some(sc) => html! {
+            <div class={classes!(stale.then_some("stale"))} inert={stale} data-testid="features-pane">
+                <FeaturesPane scenario={sc.clone()} on_change={set_scenario.clone()} />
+            </div>
+        },
+        None => html! { <p class="muted">{ "Fix the scenario to change features." }</p> },
     };
     let theme_label = match theme.as_str() {
         "dark" => "Theme: dark",
@@ -718,7 +756,7 @@ pub fn app() -> Html {
             }
             <main class="layout">
                 <aside class="side">
-                    <section class="pane" aria-label="Scenario">
+                    <section class="pane scenario-pane" aria-label="Scenario">
                         <h2>{ "Scenario" }</h2>
                         if let Some(e) = (*link_error).clone() {
                             <p class="error" data-testid="link-error">
@@ -751,12 +789,32 @@ pub fn app() -> Html {
                                 if !p.source.is_empty() { <pre>{ p.source }</pre> }
                             </details>
                         }
+                        // The error floats over the (inert) pane below, so
+                        // typing never moves the page.
+                        <div class="editor">
                         <textarea class="scenario" spellcheck="false" wrap="off" rows="12" data-testid="scenario-text"
                                   aria-label="Scenario text (format v1)"
                                   value={(*text).clone()} oninput={on_edit} />
                         if let Err(e) = &parsed {
+                            <div class="editor-error" role="alert">
                             <p class="error" data-testid="scenario-error">{ e.to_string() }</p>
+                            if *last_good.borrow() != *text && link_error.is_none() {
+                                <p>
+                                    <button type="button" data-testid="restore-last" onclick={{
+                                        let text = text.clone();
+                                        let immediate = immediate.clone();
+                                        let last = last_good.borrow().clone();
+                                        Callback::from(move |_: MouseEvent| {
+                                            *immediate.borrow_mut() = true;
+                                            text.set(last.clone());
+                                        })
+                                    }}>{ "Open your last scenario" }</button>
+                                    <span class="muted">{ " (the panes show it meanwhile)" }</span>
+                                </p>
+                            }
+                            </div>
                         }
+                        </div>
                         if let Some(note) = parsed.as_ref().ok().and_then(|sc| sc.engine_note()) {
                             <p class="notice" data-testid="engine-note" role="note">{ note }</p>
                         }
@@ -784,7 +842,8 @@ pub fn app() -> Html {
                     </section>
                     <section class="pane" aria-label="Results">
                         <h2>{ "Results" }</h2>
-                        { results }
+                        { for not_run }
+                        <div class={classes!(stale.then_some("stale"))}>{ results }</div>
                         <FidelityNote kernel={kernel_rows} />
                         { charts }
                     </section>
