@@ -67,7 +67,7 @@ try {
   check(/[+-]\d+\.\d%/.test(d), `delta row: ${d}`);
   // B (PREEMPT_SHORT) has the lower p99: + and "better", as eevdf
   // compare signs it, and the table says so.
-  const p99 = await page.$eval('[data-testid=worker-result] tr[data-side=delta][data-task=ct2]', (tr) => [tr.querySelectorAll('td')[3].textContent, tr.querySelectorAll('td')[3].className]);
+  const p99 = await page.$eval('[data-testid=worker-result] tr[data-side=delta][data-task=ct2]', (tr) => [tr.querySelectorAll('td')[5].textContent, tr.querySelectorAll('td')[5].className]);
   check(p99[0].startsWith('+') && p99[1] === 'better', `p99 change ${p99}`);
   check((await page.textContent('[data-testid=delta-convention]')).includes('+ is better'), 'the table states its sign convention');
   await shot(page, 'ab');
@@ -180,6 +180,23 @@ try {
   await page.click('[data-testid=restore-last]');
   await editorIs(before5b);
   await waitDone(page);
+
+  // 5d. Columns sort: worst p99 first, then best first, then the
+  // scenario's order; min and avg are shown as cyclictest prints them.
+  const order = async () => (await resultRows(page)).map((r) => r.task);
+  const scenarioOrder = await order();
+  const p99s = async () => (await resultRows(page)).filter((r) => r.samples !== '0').map((r) => Number(r.lat[2]));
+  await page.click('button[data-sort=p99]');
+  const down = await p99s();
+  check(down.every((v, i) => i === 0 || down[i - 1] >= v), `p99 descending ${down}`);
+  check(await page.$eval('button[data-sort=p99]', (b) => b.parentElement.getAttribute('aria-sort')) === 'descending', 'aria-sort');
+  await page.click('button[data-sort=p99]');
+  const up = await p99s();
+  check(up.every((v, i) => i === 0 || up[i - 1] <= v), `p99 ascending ${up}`);
+  await page.click('button[data-sort=p99]');
+  check(JSON.stringify(await order()) === JSON.stringify(scenarioOrder), 'a third click restores the order');
+  const minAvg = await page.$$eval('[data-testid=worker-result] tbody tr td[data-min]', (tds) => tds.map((t) => [Number(t.dataset.min), Number(t.nextElementSibling.dataset.avg)]));
+  check(minAvg.length > 0 && minAvg.every(([mn, av]) => mn <= av || mn === 0), `min <= avg: ${JSON.stringify(minAvg)}`);
 
   // 6. Keyboard: Enter on a template, Enter on CPU 2; Delete on a chip.
   await page.focus('[data-template=rtapp]');

@@ -2,7 +2,7 @@
 //! scenario on it under QEMU -icount). Argument handling and printing
 //! only; the work is in `eevdf-kernel`.
 
-use crate::out::{out, outln};
+use crate::out::{errln, out, outln};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -132,7 +132,7 @@ impl From<KernelError> for Failure {
 }
 
 fn say(msg: &str) {
-    eprintln!("eevdf kernel: {msg}");
+    errln!("eevdf kernel: {msg}");
 }
 
 pub fn main(cmd: KernelCmd) -> Result<(), Failure> {
@@ -371,7 +371,7 @@ pub fn exit(f: Failure) -> std::process::ExitCode {
         Failure::Bad(m) => (m, crate::EXIT_BAD_INPUT),
         Failure::Run(m) => (m, crate::EXIT_RUN_FAILED),
     };
-    eprintln!("error: {}", eevdf_scenario::display::escape_controls(&msg));
+    errln!("error: {}", eevdf_scenario::display::escape_controls(&msg));
     std::process::ExitCode::from(code)
 }
 

@@ -19,7 +19,7 @@ use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
 use eevdf_sim::{Sim, SimResult};
-use out::{out, outln};
+use out::{errln, out, outln};
 
 /// Exit code for bad input (matches clap's own usage-error code).
 const EXIT_BAD_INPUT: u8 = 2;
@@ -300,7 +300,7 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
             .map_err(|e| BadInput::parse("--duration", e))?;
     }
     for note in sc.engine_note().into_iter().chain(sc.slice_notes()) {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     Ok(sc)
 }
@@ -415,14 +415,16 @@ fn run(
     let t = recorded.trace;
     let trace = record.trace.as_deref();
     if let Some(p) = r.partial {
-        eprintln!(
+        errln!(
             "note: stopped at --max-events {} after {} of {} simulated ns; the result is partial",
-            p.max_events, r.sim_ns, sc.sim.duration_ns
+            p.max_events,
+            r.sim_ns,
+            sc.sim.duration_ns
         );
     }
     if let Some(path) = trace {
         // About 120 bytes an event in either format.
-        eprintln!(
+        errln!(
             "note: writing {} trace events to {path} (about {} MB)",
             t.events.len(),
             (t.events.len() as u64 * 120).div_ceil(1 << 20)
@@ -435,7 +437,7 @@ fn run(
         std::fs::write(path, body).map_err(|e| BadInput(format!("--trace {path}: {e}")))?;
     }
     if let (Some(path), Some(log)) = (record.decisions.as_deref(), recorded.decisions) {
-        eprintln!("note: writing {} decisions to {path}", log.len());
+        errln!("note: writing {} decisions to {path}", log.len());
         std::fs::write(path, log.text())
             .map_err(|e| BadInput(format!("--decisions {path}: {e}")))?;
     }
@@ -780,7 +782,7 @@ fn main() -> ExitCode {
         Err(BadInput(msg)) => {
             // Messages echo untrusted tokens; no raw control character
             // reaches the terminal.
-            eprintln!("error: {}", escape_controls(&msg));
+            errln!("error: {}", escape_controls(&msg));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
@@ -788,7 +790,7 @@ fn main() -> ExitCode {
 
 /// A warning line on stderr, control characters escaped.
 fn warn(msg: &str) {
-    eprintln!("warning: {}", escape_controls(msg));
+    errln!("warning: {}", escape_controls(msg));
 }
 
 /// `text` as `# ` comment lines of at most 72 columns (words longer

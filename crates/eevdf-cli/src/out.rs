@@ -20,8 +20,15 @@ fn gone(e: &io::Error) -> ! {
     if e.kind() == io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
-    eprintln!("error: writing to standard output: {e}");
+    errln!("error: writing to standard output: {e}");
     std::process::exit(1);
+}
+
+/// Writes `text` to standard error. A closed standard error leaves
+/// nobody to tell, so a failed write is dropped, where `eprintln!`
+/// would panic.
+pub fn write_err(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// `print!` that ends quietly on a closed pipe.
@@ -34,4 +41,9 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::out::write(&format!("{}\n", format_args!($($arg)*))) };
 }
 
-pub(crate) use {out, outln};
+/// `eprintln!` that never panics on a closed standard error.
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::out::write_err(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+pub(crate) use {errln, out, outln};

@@ -59,3 +59,18 @@ fn a_full_disk_is_a_failed_run() {
         ["error: writing to standard output: No space left on device (os error 28)"]
     );
 }
+
+/// A standard error nobody can read (full, closed) never turns an error
+/// into a panic: the exit code stays the documented one.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_stderr_keeps_the_exit_code() {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_eevdf"))
+        .args(["run", "no-such-preset"])
+        .stdout(Stdio::null())
+        .stderr(full)
+        .status()
+        .expect("run eevdf");
+    assert_eq!(out.code(), Some(2), "a usage error, not a panic (101)");
+}

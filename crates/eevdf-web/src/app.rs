@@ -219,7 +219,11 @@ fn progress_note(live: &Live, done: bool, stopped: bool, elapsed_ms: f64) -> Str
         return format!("Stopped at {at:.2} of {of:.1} s simulated.");
     }
     if done {
-        return format!("{of:.1} s simulated in {:.1} s.", elapsed_ms / 1e3);
+        return if elapsed_ms < 1000.0 {
+            format!("{of:.1} s simulated in {elapsed_ms:.0} ms.")
+        } else {
+            format!("{of:.1} s simulated in {:.1} s.", elapsed_ms / 1e3)
+        };
     }
     let left = if live.sim_ns > 0 {
         elapsed_ms / live.sim_ns as f64 * live.duration_ns.saturating_sub(live.sim_ns) as f64 / 1e3

@@ -28,6 +28,13 @@ pub fn change_pct(a: f64, b: f64, higher_better: bool) -> Option<f64> {
     })
 }
 
+/// `d` with its sign at one decimal; a change that rounds to zero is
+/// "+0.0" (never "-0.0").
+pub fn signed1(d: f64) -> String {
+    // Adding +0.0 turns the -0.0 of a rounded tiny negative into +0.0.
+    format!("{:+.1}", (d * 10.0).round() / 10.0 + 0.0)
+}
+
 fn lat(r: &Row, v: f64) -> String {
     if r.samples == 0 {
         "-".into()
@@ -47,6 +54,8 @@ fn cells(r: &Row, jump: Option<Callback<MouseEvent>>) -> Html {
     html! {
         <>
             <td data-samples={r.samples.to_string()}>{ r.samples }</td>
+            <td data-min={format!("{:.3}", r.min)}>{ lat(r, r.min) }</td>
+            <td data-avg={format!("{:.3}", r.avg)}>{ lat(r, r.avg) }</td>
             // Exact values (the JSON's 3 decimals) for tests and tools.
             { for vals.iter().enumerate().map(|(i, v)| {
                 let us = if r.samples == 0 { "-".to_string() } else { format!("{v:.3}") };
@@ -83,6 +92,7 @@ fn kernel_row(k: &KernelRef, ab: bool) -> Html {
             <td class="kname">{ format!("kernel {}", k.version()) }<small>{ " (Debian, QEMU)" }</small></td>
             if ab { <th>{ "K" }</th> }
             <td data-samples={k.samples.to_string()}>{ k.samples }</td>
+            <td></td><td></td>
             { for k.latencies_ns().iter().map(|ns| {
                 let us = *ns as f64 / 1000.0;
                 html! { <td data-us={format!("{us:.3}")}>{ format!("{us:.1}") }</td> }
@@ -161,6 +171,115 @@ pub fn fidelity_note(p: &FidelityProps) -> Html {
     }
 }
 
+/// A sortable column of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Col {
+    Task,
+    Samples,
+    Min,
+    Avg,
+    P50,
+    P90,
+    P99,
+    P999,
+    Max,
+    Cpu,
+}
+
+impl Col {
+    pub const ALL: [Col; 10] = [
+        Col::Task,
+        Col::Samples,
+        Col::Min,
+        Col::Avg,
+        Col::P50,
+        Col::P90,
+        Col::P99,
+        Col::P999,
+        Col::Max,
+        Col::Cpu,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Col::Task => "task",
+            Col::Samples => "samples",
+            Col::Min => "min",
+            Col::Avg => "avg",
+            Col::P50 => "p50",
+            Col::P90 => "p90",
+            Col::P99 => "p99",
+            Col::P999 => "p99.9",
+            Col::Max => "max",
+            Col::Cpu => "CPU %",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Col::P999 => "p99_9",
+            Col::Cpu => "cpu",
+            c => c.label(),
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Col::Cpu => "percent of all CPUs' time; click to sort",
+            Col::Min | Col::Avg => "as cyclictest prints them; click to sort",
+            _ => "click to sort",
+        }
+    }
+
+    /// The row's value in this column (`Task` sorts by name instead).
+    fn value(self, r: &Row) -> f64 {
+        match self {
+            Col::Task => 0.0,
+            Col::Samples => r.samples as f64,
+            Col::Min => r.min,
+            Col::Avg => r.avg,
+            Col::P50 => r.p50,
+            Col::P90 => r.p90,
+            Col::P99 => r.p99,
+            Col::P999 => r.p99_9,
+            Col::Max => r.max,
+            Col::Cpu => r.share,
+        }
+    }
+}
+
+/// A header click: a new column sorts descending (the worst first), the
+/// same column flips to ascending, then back to the scenario's order.
+pub fn next_sort(now: Option<(Col, bool)>, c: Col) -> Option<(Col, bool)> {
+    match now {
+        Some((s, true)) if s == c => Some((c, false)),
+        Some((s, false)) if s == c => None,
+        _ => Some((c, c != Col::Task)),
+    }
+}
+
+/// Row indices in display order; ties and the unsorted table keep the
+/// scenario's order. Rows without samples go last for latency columns.
+pub fn sorted_order(rows: &[Row], sort: Option<(Col, bool)>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let Some((c, desc)) = sort else {
+        return order;
+    };
+    let latency = !matches!(c, Col::Task | Col::Samples | Col::Cpu);
+    order.sort_by(|&i, &j| {
+        let (a, b) = (&rows[i], &rows[j]);
+        let empty = |r: &Row| latency && r.samples == 0;
+        let by = if c == Col::Task {
+            a.name.cmp(&b.name)
+        } else {
+            c.value(a).total_cmp(&c.value(b))
+        };
+        let by = if desc { by.reverse() } else { by };
+        empty(a).cmp(&empty(b)).then(by)
+    });
+    order
+}
+
 #[derive(Properties, PartialEq, Debug)]
 pub struct Props {
     pub rows: Vec<Row>,
@@ -176,18 +295,35 @@ pub struct Props {
 
 #[function_component(ResultsTable)]
 pub fn results_table(p: &Props) -> Html {
+    let sort = use_state(|| None::<(Col, bool)>);
+    let th = |c: Col| {
+        let (aria, arrow) = match *sort {
+            Some((s, true)) if s == c => ("descending", " ▼"),
+            Some((s, false)) if s == c => ("ascending", " ▲"),
+            _ => ("none", ""),
+        };
+        let onclick = {
+            let sort = sort.clone();
+            Callback::from(move |_: MouseEvent| sort.set(next_sort(*sort, c)))
+        };
+        html! {
+            <th aria-sort={aria} title={c.title()}>
+                <button type="button" class="sort" data-sort={c.key()} {onclick}>{ c.label() }{ arrow }</button>
+            </th>
+        }
+    };
     let head = html! {
         <tr>
-            <th>{ "task" }</th>
+            { th(Col::Task) }
             if p.baseline.is_some() { <th></th> }
-            <th>{ "samples" }</th><th>{ "p50" }</th><th>{ "p90" }</th><th>{ "p99" }</th>
-            <th>{ "p99.9" }</th><th>{ "max" }</th><th title="percent of all CPUs' time">{ "CPU %" }</th>
+            { for Col::ALL[1..].iter().map(|c| th(*c)) }
         </tr>
     };
     let ss = slots(p.rows.iter().map(|r| r.name.as_str()));
+    let order = sorted_order(&p.rows, *sort);
     let body = match &p.baseline {
         None => html! {
-            { for p.rows.iter().enumerate().map(|(i, r)| html! {
+            { for order.iter().map(|&i| (i, &p.rows[i])).map(|(i, r)| html! {
                 <>
                     <tr data-task={r.name.clone()}>
                         <td><span class={classes!("chip-dot", slot_class(ss[i]))}>{ format!("{} ×{}", r.name, r.tasks) }</span></td>
@@ -198,7 +334,7 @@ pub fn results_table(p: &Props) -> Html {
             }) }
         },
         Some(base) => html! {
-            { for p.rows.iter().enumerate().map(|(i, r)| {
+            { for order.iter().map(|&i| (i, &p.rows[i])).map(|(i, r)| {
                 let a = base.iter().find(|b| b.name == r.name);
                 let name = html! {
                     <span class={classes!("chip-dot", slot_class(ss[i]))}>{ format!("{} ×{}", r.name, r.tasks) }</span>
@@ -212,17 +348,17 @@ pub fn results_table(p: &Props) -> Html {
                             <tr class="b" data-task={r.name.clone()} data-side="B"><th>{ "B" }</th>{ cells(r, p.on_jump.as_ref().map(|j| j.reform(move |_| i as u32))) }</tr>
                             <tr class="delta" data-task={r.name.clone()} data-side="delta">
                                 <th>{ "Δ" }</th>
-                                <td>{ change_pct(a.samples as f64, r.samples as f64, true).map_or("-".into(), |d| format!("{d:+.1}%")) }</td>
-                                { for values(a).iter().zip(values(r)).map(|(x, y)| {
+                                <td>{ change_pct(a.samples as f64, r.samples as f64, true).map_or("-".into(), |d| format!("{}%", signed1(d))) }</td>
+                                { for [a.min, a.avg].iter().chain(values(a).iter()).zip([r.min, r.avg].into_iter().chain(values(r))).map(|(x, y)| {
                                     let d = (a.samples > 0 && r.samples > 0).then(|| change_pct(*x, y, false)).flatten();
                                     let cls = match d {
                                         Some(d) if d >= 5.0 => "better",
                                         Some(d) if d <= -5.0 => "worse",
                                         _ => "same",
                                     };
-                                    html! { <td class={cls}>{ d.map_or("-".into(), |d| format!("{d:+.1}%")) }</td> }
+                                    html! { <td class={cls}>{ d.map_or("-".into(), |d| format!("{}%", signed1(d))) }</td> }
                                 }) }
-                                <td>{ format!("{:+.1}", r.share - a.share) }</td>
+                                <td>{ signed1(r.share - a.share) }</td>
                             </tr>
                             { kernel_rows(&p.kernel, &r.name, true) }
                         </>
@@ -244,7 +380,7 @@ pub fn results_table(p: &Props) -> Html {
             <caption>
                 { p.caption.clone() }
                 if p.baseline.is_some() {
-                    <span class="muted" data-testid="delta-convention">{ format!(" Δ: {DELTA_CONVENTION}.") }</span>
+                    <span class="muted" data-testid="delta-convention">{ format!(". Δ: {DELTA_CONVENTION}.") }</span>
                 }
             </caption>
             <thead>{ head }</thead>
@@ -255,7 +391,7 @@ pub fn results_table(p: &Props) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::{change_pct, mark_detail};
+    use super::{change_pct, mark_detail, signed1};
     use eevdf_scenario::kernel_ref::{self, Mark};
 
     #[test]
@@ -298,5 +434,61 @@ mod tests {
             format!("{:+.1}", change_pct(57.0, 57.0, false).unwrap()),
             "+0.0"
         );
+    }
+
+    fn row(name: &str, samples: u64, p99: f64) -> crate::worker::Row {
+        crate::worker::Row {
+            name: name.into(),
+            tasks: 1,
+            samples,
+            cpu_ms: 0.0,
+            share: 0.0,
+            p50: 0.0,
+            p90: 0.0,
+            p99,
+            p99_9: 0.0,
+            max: 0.0,
+            min: 0.0,
+            avg: 0.0,
+        }
+    }
+
+    /// Worst first, then best first, then the scenario's order again;
+    /// tasks without samples stay last; names sort alphabetically.
+    #[test]
+    fn columns_sort_worst_first_then_back() {
+        use super::{next_sort, sorted_order, Col};
+        let rows = [
+            row("ct", 10, 60.0),
+            row("hog", 0, 0.0),
+            row("b", 5, 900.0),
+            row("a", 5, 60.0),
+        ];
+        let s1 = next_sort(None, Col::P99);
+        assert_eq!(s1, Some((Col::P99, true)));
+        assert_eq!(
+            sorted_order(&rows, s1),
+            [2, 0, 3, 1],
+            "desc, ties in scenario order"
+        );
+        let s2 = next_sort(s1, Col::P99);
+        assert_eq!(
+            sorted_order(&rows, s2),
+            [0, 3, 2, 1],
+            "asc, the empty row still last"
+        );
+        assert_eq!(next_sort(s2, Col::P99), None);
+        assert_eq!(sorted_order(&rows, None), [0, 1, 2, 3]);
+        let by_name = next_sort(s2, Col::Task);
+        assert_eq!(sorted_order(&rows, by_name), [3, 2, 0, 1]);
+    }
+
+    /// A change too small to show is +0.0, whichever side it leans.
+    #[test]
+    fn tiny_changes_print_as_plus_zero() {
+        assert_eq!(signed1(-0.04), "+0.0");
+        assert_eq!(signed1(0.04), "+0.0");
+        assert_eq!(signed1(-0.06), "-0.1");
+        assert_eq!(signed1(12.34), "+12.3");
     }
 }

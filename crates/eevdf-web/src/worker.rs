@@ -72,6 +72,9 @@ pub struct Row {
     pub p99: f64,
     pub p99_9: f64,
     pub max: f64,
+    /// cyclictest's Min and Avg, µs.
+    pub min: f64,
+    pub avg: f64,
 }
 
 /// One CPU right now.
@@ -188,6 +191,8 @@ fn row(name: &str, tasks: u32, cpu_ns: u64, machine_ns: f64, l: &LatencyStats) -
         p99: us(l.p99),
         p99_9: us(l.p99_9),
         max: us(l.max),
+        min: us(l.min),
+        avg: (l.mean_ns() * 1000.0).round() / 1e6,
     }
 }
 
