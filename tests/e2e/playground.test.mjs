@@ -153,7 +153,12 @@ try {
   // panes where they were (the last scenario that parsed, inert), says
   // the run did not happen and which line to fix, and offers the last
   // scenario back.
-  const box = async (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return [r.top, r.height]; });
+  // Relative to the layout: a notice above it (a copy's status) may come
+  // and go meanwhile.
+  const box = async (sel) => page.$eval(sel, (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.top - document.querySelector('main.layout').getBoundingClientRect().top, r.height];
+  });
   const panes = async () => [await box('[data-testid=machine-pane]'), await box('[data-testid=features-pane]')];
   const good = await panes();
   const chips = await page.$$eval('[data-testid=machine-pane] .chip', (cs) => cs.length);

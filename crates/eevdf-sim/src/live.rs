@@ -11,7 +11,7 @@
 //! with its low bits cleared (`tests`); the final result stays exact.
 
 use crate::config::Nanos;
-use crate::metrics::LatencyStats;
+use crate::metrics::{widen, LatencyStats};
 use crate::observe::{Interest, Observer, SimEvent};
 use crate::observer_any;
 use crate::workload::Tid;
@@ -62,13 +62,7 @@ impl LiveHist {
             self.counts.resize(b + 1, 0);
         }
         self.counts[b] += 1;
-        if self.samples == 0 {
-            self.min = v;
-            self.max = v;
-        } else {
-            self.min = self.min.min(v);
-            self.max = self.max.max(v);
-        }
+        widen(&mut self.min, &mut self.max, self.samples == 0, v);
         self.samples += 1;
         self.sum_ns += u128::from(v);
     }
@@ -171,15 +165,8 @@ mod tests {
     use crate::metrics::LatencyHist;
     use proptest::prelude::*;
 
-    /// `metrics::quantize` at LIVE_BITS, restated.
     fn quantized(v: Nanos) -> Nanos {
-        let width = 64 - v.leading_zeros();
-        if width <= LIVE_BITS {
-            v
-        } else {
-            let drop = width - LIVE_BITS;
-            (v >> drop) << drop
-        }
+        crate::metrics::quantize(v, LIVE_BITS)
     }
 
     #[test]

@@ -38,6 +38,15 @@ impl LatencyStats {
     }
 }
 
+/// Takes `v` into the range `min..=max` (`first`: the range is empty).
+pub(crate) fn widen(min: &mut Nanos, max: &mut Nanos, first: bool, v: Nanos) {
+    if first {
+        (*min, *max) = (v, v);
+    } else {
+        (*min, *max) = ((*min).min(v), (*max).max(v));
+    }
+}
+
 /// A latency histogram: exact while small, log-linear beyond.
 #[derive(Clone, Debug)]
 pub struct LatencyHist {
@@ -50,7 +59,8 @@ pub struct LatencyHist {
     bits: u32,
 }
 
-fn quantize(v: Nanos, bits: u32) -> Nanos {
+/// `v` with only its top `bits` significant bits kept (64 = exact).
+pub fn quantize(v: Nanos, bits: u32) -> Nanos {
     let width = 64 - v.leading_zeros();
     if width <= bits {
         v
@@ -90,13 +100,7 @@ impl LatencyHist {
         if n == 0 {
             return;
         }
-        if self.samples == 0 {
-            self.min = v;
-            self.max = v;
-        } else {
-            self.min = self.min.min(v);
-            self.max = self.max.max(v);
-        }
+        widen(&mut self.min, &mut self.max, self.samples == 0, v);
         self.samples += n;
         self.sum_ns += u128::from(v) * u128::from(n);
         *self.counts.entry(quantize(v, self.bits)).or_insert(0) += n;

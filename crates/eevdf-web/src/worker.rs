@@ -880,13 +880,7 @@ mod tests {
     fn progress_rows_are_the_exact_rows_quantized() {
         let text = include_str!("../../../tests/golden/preempt-short.scn");
         let q = |v: f64, exact_ns: u64, l: &LatencyStats| {
-            let keep = eevdf_sim::live::LIVE_BITS;
-            let width = 64 - exact_ns.leading_zeros();
-            let want = if width <= keep {
-                exact_ns
-            } else {
-                (exact_ns >> (width - keep)) << (width - keep)
-            };
+            let want = eevdf_sim::metrics::quantize(exact_ns, eevdf_sim::live::LIVE_BITS);
             (v - us(want.clamp(l.min, l.max))).abs() < 1e-9
         };
         let mut checked = 0;
