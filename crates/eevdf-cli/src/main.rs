@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use eevdf_scenario::baseline::Pair;
 use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
@@ -273,16 +274,38 @@ fn read_input(arg: &str) -> Result<(String, String), BadInput> {
     )))
 }
 
-fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
+/// A scenario argument and its pinned baseline A (a `baseline` block),
+/// with the overrides applied to both sides.
+fn load_pair(arg: &str, over: &Overrides) -> Result<Pair, BadInput> {
     let (source, text) = read_input(arg)?;
     // A file or stdin may hold a pasted mail: quoting and prose around
     // the block are fine.
-    let mut sc = match Scenario::parse(&text) {
-        Ok(sc) => sc,
-        Err(e) => {
-            eevdf_scenario::paste::parse_pasted(&text).map_err(|_| BadInput::parse(&source, e))?
-        }
+    let mut p = match Pair::parse(&text) {
+        Ok(p) => p,
+        Err(e) => eevdf_scenario::paste::parse_pasted_pair(&text)
+            .map_err(|_| BadInput::parse(&source, e))?,
     };
+    apply_overrides(&mut p.b, over)?;
+    if let Some(a) = &mut p.a {
+        apply_overrides(a, over)?;
+    }
+    for note in p.b.engine_note().into_iter().chain(p.b.slice_notes()) {
+        errln!("note: {note}");
+    }
+    Ok(p)
+}
+
+/// [`load_pair`] for commands that run one scenario: a baseline block
+/// is noted and left out.
+fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
+    let p = load_pair(arg, over)?;
+    if p.a.is_some() {
+        errln!("note: this command runs the scenario only; its `baseline` block (A) is left out (`eevdf run` and `eevdf compare` run both)");
+    }
+    Ok(p.b)
+}
+
+fn apply_overrides(sc: &mut Scenario, over: &Overrides) -> Result<(), BadInput> {
     for kv in &over.set {
         sc.set(kv)
             .map_err(|e| BadInput::parse(&format!("--set {}", shown(kv)), e))?;
@@ -299,10 +322,7 @@ fn load(arg: &str, over: &Overrides) -> Result<Scenario, BadInput> {
         sc.set(&format!("duration={d}"))
             .map_err(|e| BadInput::parse("--duration", e))?;
     }
-    for note in sc.engine_note().into_iter().chain(sc.slice_notes()) {
-        errln!("note: {note}");
-    }
-    Ok(sc)
+    Ok(())
 }
 
 /// Runs a scenario, with a progress bar on a terminal once the run has
@@ -400,8 +420,12 @@ fn run(
     record: &RecordArgs,
     max_events: Option<u64>,
 ) -> Result<(), BadInput> {
-    let mut sc = load(scenario, over)?;
-    sc.sim.max_events = max_events;
+    let mut pair = load_pair(scenario, over)?;
+    pair.b.sim.max_events = max_events;
+    if let Some(a) = &mut pair.a {
+        a.sim.max_events = max_events;
+    }
+    let sc = &pair.b;
     let from = match record.last.as_deref() {
         Some(last) => sc.sim.duration_ns.saturating_sub(duration_arg(last)?),
         None => 0,
@@ -411,7 +435,7 @@ fn run(
         trace: record.trace.is_some(),
         decisions: record.decisions.is_some(),
     });
-    let (r, hists, recorded) = run_sim_traced(&sc, rec);
+    let (r, hists, recorded) = run_sim_traced(sc, rec);
     let t = recorded.trace;
     let trace = record.trace.as_deref();
     if let Some(p) = r.partial {
@@ -441,8 +465,50 @@ fn run(
         std::fs::write(path, log.text())
             .map_err(|e| BadInput(format!("--decisions {path}: {e}")))?;
     }
-    out!("{}", render(format, &sc, &r, hists, base, None)?);
+    match &pair.a {
+        None => out!("{}", render(format, sc, &r, hists, base, None)?),
+        Some(a) => {
+            let (ra, _) = run_sim(a);
+            out!("{}", render_ab(format, &pair, &ra, &r, hists, base)?);
+        }
+    }
     Ok(())
+}
+
+/// The table title of an A/B run, in the CLI and the page's mail.
+const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
+
+/// An A/B pair's results: the comparison table (text, lkml, mail), or
+/// B's JSON with A's as its `baseline` member. Formats of one result
+/// (cyclictest, schbench) print B's.
+fn render_ab(
+    format: Format,
+    pair: &Pair,
+    ra: &SimResult,
+    rb: &SimResult,
+    hists: Vec<Vec<(u64, u64)>>,
+    base: &str,
+) -> Result<String, BadInput> {
+    let (la, lb) = pair.labels();
+    let table = report::compare(ra, &la, rb, &lb, AB_TITLE);
+    Ok(match format {
+        Format::Text => format!("{}\n{table}", report::text(rb)),
+        Format::Lkml => table,
+        Format::Mail => report::mail(
+            &pair.to_text(),
+            &report::simulated_by(),
+            &table,
+            &eevdf_scenario::link::pair_url(pair, base),
+        ),
+        Format::Json => {
+            let a = pair.a.as_ref().unwrap_or(&pair.b);
+            report::json_with_baseline(&pair.b.to_text(), rb, &a.to_text(), ra)
+        }
+        Format::Cyclictest | Format::Schbench => {
+            errln!("note: --format {format:?} prints the scenario's (B's) result; the baseline's is left out");
+            render(format, &pair.b, rb, hists, base, None)?
+        }
+    })
 }
 
 /// A command-line duration (`2s`, `500ms`), read as the scenario's
@@ -475,6 +541,7 @@ fn render(
         Format::Lkml => report::lkml(r, &column),
         Format::Mail => report::mail(
             &sc.to_text(),
+            &source.map_or_else(report::simulated_by, report::measured_on),
             &report::lkml(r, &column),
             &eevdf_scenario::link::url(sc, base),
         ),
@@ -511,11 +578,11 @@ fn render(
 }
 
 fn check(scenario: &str, over: &Overrides, print_features: bool) -> Result<(), BadInput> {
-    let sc = load(scenario, over)?;
+    let p = load_pair(scenario, over)?;
     if print_features {
-        outln!("{}", sc.features.debugfs_line().trim_end());
+        outln!("{}", p.b.features.debugfs_line().trim_end());
     } else {
-        out!("{}", sc.to_text());
+        out!("{}", p.to_text());
     }
     Ok(())
 }
@@ -528,6 +595,16 @@ fn compare(
     b_features: Option<&str>,
     over: &Overrides,
 ) -> Result<(), BadInput> {
+    // One scenario with a baseline block and nothing else: its A and B.
+    if b.is_none() && a_features.is_none() && b_features.is_none() {
+        let p = load_pair(a, over)?;
+        if let Some(sa) = &p.a {
+            let (la, lb) = p.labels();
+            let (ra, _) = run_sim(sa);
+            let (rb, _) = run_sim(&p.b);
+            return compare_out(style, &ra, &la, &rb, &lb, AB_TITLE);
+        }
+    }
     let mut sa = load(a, over)?;
     let mut sb = load(b.unwrap_or(a), over)?;
     if let Some(f) = a_features {
@@ -557,12 +634,20 @@ fn compare(
     let lb = label(&sb, b_features, &sb.features.profile.to_string());
     let (ra, _) = run_sim(&sa);
     let (rb, _) = run_sim(&sb);
+    compare_out(style, &ra, &la, &rb, &lb, "scheduling latency (us)")
+}
+
+fn compare_out(
+    style: &str,
+    ra: &SimResult,
+    la: &str,
+    rb: &SimResult,
+    lb: &str,
+    title: &str,
+) -> Result<(), BadInput> {
     match style {
-        "lkml" => out!(
-            "{}",
-            report::compare(&ra, &la, &rb, &lb, "scheduling latency (us)")
-        ),
-        "mmtests" => out!("{}", report::compare_mmtests(&ra, &la, &rb, &lb)),
+        "lkml" => out!("{}", report::compare(ra, la, rb, lb, title)),
+        "mmtests" => out!("{}", report::compare_mmtests(ra, la, rb, lb)),
         other => {
             return Err(BadInput(format!(
                 "--style {}: use lkml or mmtests",
@@ -698,8 +783,8 @@ fn main() -> ExitCode {
             scenario,
             over,
             base,
-        } => load(&scenario, &over).map(|sc| {
-            outln!("{}", eevdf_scenario::link::url(&sc, &base));
+        } => load_pair(&scenario, &over).map(|p| {
+            outln!("{}", eevdf_scenario::link::pair_url(&p, &base));
         }),
         Command::Check {
             scenario,

@@ -29,6 +29,16 @@ pub fn scenario(data: &[u8]) {
         let back = Scenario::parse(&canon).expect("canonical text parses");
         assert_eq!(back.to_text(), canon);
     }
+    // The same text read as an A/B pair (a `baseline` block).
+    match crate::baseline::Pair::parse(text) {
+        Ok(p) => {
+            let canon = p.to_text();
+            let back = crate::baseline::Pair::parse(&canon).expect("canonical pair parses");
+            assert_eq!(back, p);
+            let _ = p.labels();
+        }
+        Err(e) => safe("baseline", &e.to_string()),
+    }
 }
 
 /// Share links: a decoded scenario's own link decodes back to it; the
@@ -40,10 +50,10 @@ pub fn link(data: &[u8]) {
     if let Err(e) = link::decode_text(text) {
         safe("link", &e.to_string());
     }
-    if let Ok(sc) = link::decode(text) {
-        let url = link::url(&sc, "https://x/");
-        let back = link::decode(&url).expect("our own link decodes");
-        assert_eq!(back.to_text(), sc.to_text());
+    if let Ok(p) = link::decode_pair(text) {
+        let url = link::pair_url(&p, "https://x/");
+        let back = link::decode_pair(&url).expect("our own link decodes");
+        assert_eq!(back, p);
     }
 }
 
@@ -140,15 +150,16 @@ pub fn paste(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(sc) = paste::parse_pasted(text) else {
+    let Ok(p) = paste::parse_pasted_pair(text) else {
         return;
     };
-    let canon = sc.to_text();
+    let canon = p.to_text();
     let table = "| task | p99 |\n| ct   | 42  |\n";
-    let mail = report::mail(&canon, table, &link::url(&sc, link::DEFAULT_BASE));
-    let back = paste::parse_pasted(&mail).expect("our mail pastes back");
+    let link = link::pair_url(&p, link::DEFAULT_BASE);
+    let mail = report::mail(&canon, &report::simulated_by(), table, &link);
+    let back = paste::parse_pasted_pair(&mail).expect("our mail pastes back");
     assert_eq!(back.to_text(), canon);
     let quoted: String = mail.lines().map(|l| format!("> {l}\n")).collect();
-    let back = paste::parse_pasted(&quoted).expect("our quoted mail pastes back");
+    let back = paste::parse_pasted_pair(&quoted).expect("our quoted mail pastes back");
     assert_eq!(back.to_text(), canon);
 }

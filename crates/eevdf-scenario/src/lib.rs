@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod baseline;
 pub mod debugfs;
 pub mod decisions;
 pub mod display;

@@ -11,6 +11,14 @@
 //! dropped, sizes are bounded before anything is allocated, errors are
 //! typed, and nothing panics. Unknown versions are errors with a hint;
 //! the version prefix is where a migration path for older formats goes.
+//!
+//! A pinned A/B baseline travels inside the text, as its `baseline`
+//! block ([`crate::baseline`]), so mail and link carry the same thing.
+//! State that is not scenario text (a teaching tour and its step, a
+//! sweep's axes) goes after the payload in `&KEY=VALUE` sections: `&`
+//! never occurs in either payload (`v1` escapes it, base64url lacks
+//! it). Decoders read the sections they know and ignore the rest, so a
+//! newer link still opens its scenario in an older playground.
 
 use base64::Engine as _;
 
@@ -72,8 +80,17 @@ fn payload_lines(text: &str) -> Vec<&str> {
 /// The fragment (without `#`) for a scenario: `v1;...`, or `z1....`
 /// when that is shorter.
 pub fn fragment(sc: &Scenario) -> String {
-    let text = sc.to_text();
-    let lines = payload_lines(&text);
+    fragment_of_text(&sc.to_text())
+}
+
+/// [`fragment`] of an A/B pair: its text with the `baseline` block.
+pub fn pair_fragment(p: &crate::baseline::Pair) -> String {
+    fragment_of_text(&p.to_text())
+}
+
+/// The fragment of a canonical text.
+fn fragment_of_text(text: &str) -> String {
+    let lines = payload_lines(text);
     let v1 = encode_v1(&lines);
     let z1 = encode_z1(&lines);
     if z1.len() < v1.len() {
@@ -86,6 +103,11 @@ pub fn fragment(sc: &Scenario) -> String {
 /// A whole link: `base` + `#` + fragment.
 pub fn url(sc: &Scenario, base: &str) -> String {
     format!("{}#{}", base.trim_end_matches('#'), fragment(sc))
+}
+
+/// [`url`] of an A/B pair.
+pub fn pair_url(p: &crate::baseline::Pair, base: &str) -> String {
+    format!("{}#{}", base.trim_end_matches('#'), pair_fragment(p))
 }
 
 fn err(column: usize, message: impl Into<String>, hint: impl Into<String>) -> ParseError {
@@ -174,6 +196,8 @@ pub fn decode_text(link: &str) -> Result<String, ParseError> {
         Some((_, f)) => f,
         None => compact.as_str(),
     };
+    // `&KEY=VALUE` state sections follow the payload.
+    let frag = frag.split('&').next().unwrap_or_default();
     if let Some(p) = frag.strip_prefix("v1;") {
         let body = decode_v1(p)?;
         Ok(format!("{HEADER}\n{body}\nend\n"))
@@ -193,6 +217,26 @@ pub fn decode_text(link: &str) -> Result<String, ParseError> {
 /// The scenario a link carries.
 pub fn decode(link: &str) -> Result<Scenario, ParseError> {
     Scenario::parse(&decode_text(link)?)
+}
+
+/// The scenario and pinned baseline a link carries.
+pub fn decode_pair(link: &str) -> Result<crate::baseline::Pair, ParseError> {
+    crate::baseline::Pair::parse(&decode_text(link)?)
+}
+
+/// A link's `&KEY=VALUE` state sections, in order (a section without
+/// `=` has an empty value). No key is defined yet.
+pub fn state_sections(link: &str) -> Vec<(String, String)> {
+    let compact: String = link.chars().filter(|c| !c.is_whitespace()).collect();
+    let frag = compact.split_once('#').map_or(compact.as_str(), |(_, f)| f);
+    frag.split('&')
+        .skip(1)
+        .filter(|s| !s.is_empty())
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (s.to_string(), String::new()),
+        })
+        .collect()
 }
 
 /// Whether a command-line argument looks like a link rather than a path.
@@ -259,6 +303,31 @@ end
             })
             .collect();
         assert_eq!(decode(&wrapped).unwrap().to_text(), sc.to_text());
+    }
+
+    #[test]
+    fn baselines_travel_and_state_sections_are_skipped() {
+        let text = T.replace("end\n", "baseline\nfeatures RUN_TO_PARITY\nend\n");
+        let p = crate::baseline::Pair::parse(&text).unwrap();
+        let link = pair_url(&p, DEFAULT_BASE);
+        assert!(link.ends_with(";baseline;without+features"), "{link}");
+        assert_eq!(decode_pair(&link).unwrap(), p);
+        // A newer link's state does not stop this version opening it.
+        let newer = format!("{link}&tour=preempt-short&step=12");
+        assert_eq!(decode_pair(&newer).unwrap(), p);
+        assert_eq!(
+            state_sections(&newer),
+            vec![
+                ("tour".into(), "preempt-short".into()),
+                ("step".into(), "12".into())
+            ]
+        );
+        let sc = Scenario::parse(T).unwrap();
+        assert_eq!(
+            decode(&format!("{}&x", url(&sc, DEFAULT_BASE))).unwrap(),
+            sc
+        );
+        assert!(state_sections(&url(&sc, DEFAULT_BASE)).is_empty());
     }
 
     #[test]

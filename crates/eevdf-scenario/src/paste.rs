@@ -3,6 +3,7 @@
 //! around the block is skipped, and a share link on its own is accepted
 //! too. Errors point at the line of the original paste.
 
+use crate::baseline::Pair;
 use crate::link;
 use crate::scenario::{Scenario, HEADER};
 use crate::ParseError;
@@ -21,12 +22,27 @@ fn unquote(line: &str) -> &str {
 
 /// Finds the scenario block (or a link) in pasted text and parses it.
 pub fn parse_pasted(text: &str) -> Result<Scenario, ParseError> {
+    find_block(text, Scenario::parse, link::decode)
+}
+
+/// [`parse_pasted`] keeping the block's pinned baseline, if any.
+pub fn parse_pasted_pair(text: &str) -> Result<Pair, ParseError> {
+    find_block(text, Pair::parse, link::decode_pair)
+}
+
+// Generic so that the page, which reads only scenarios, links no A/B
+// parser (its wasm budget).
+fn find_block<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, ParseError>,
+    decode: impl Fn(&str) -> Result<T, ParseError>,
+) -> Result<T, ParseError> {
     let lines: Vec<&str> = text.lines().map(unquote).collect();
     let start = lines.iter().position(|l| l.trim_end() == HEADER);
     let Some(start) = start else {
         // No block: a link alone still works.
         if let Some(l) = lines.iter().find(|l| link::looks_like_link(l.trim())) {
-            return link::decode(l.trim());
+            return decode(l.trim());
         }
         return Err(ParseError::new(
             1,
@@ -41,7 +57,7 @@ pub fn parse_pasted(text: &str) -> Result<Scenario, ParseError> {
         .map_or(lines.len(), |e| start + e + 1);
     let mut block = lines[start..end].join("\n");
     block.push('\n');
-    Scenario::parse(&block).map_err(|mut e| {
+    parse(&block).map_err(|mut e| {
         e.line += start;
         e
     })
@@ -60,5 +76,10 @@ mod tests {
         assert_eq!(parse_pasted(bad).unwrap_err().line, 2);
         assert!(parse_pasted("no scenario here").is_err());
         assert!(parse_pasted("see https://x/play/#v1;machine+up;task+a+kind=hog").is_ok());
+        let ab = "> eevdf-scenario v1\n> task a kind=hog\n> baseline\n> hz 1000\n> end\n";
+        let p = parse_pasted_pair(ab).unwrap();
+        assert_eq!(p.a.unwrap().sim.hz, 1000);
+        let e = parse_pasted_pair("> eevdf-scenario v1\n> baseline\n> hz 7\n> end\n").unwrap_err();
+        assert_eq!(e.line, 3);
     }
 }

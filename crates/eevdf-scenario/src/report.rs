@@ -329,11 +329,42 @@ pub struct Source {
 }
 
 /// The mail-safe block (formats.md §7, `eevdf run --format mail` and the
-/// page's "copy for email"): the scenario text, the LKML table, and last
-/// the bare link, the only line allowed over 72 columns. The canonical
-/// text ends with `end` and a newline, so a blank line follows it.
-pub fn mail(scenario_text: &str, lkml_table: &str, link: &str) -> String {
-    format!("{}\n{}\n{}\n", scenario_text, lkml_table.trim_end(), link)
+/// page's "copy for email"): the scenario text (with its `baseline` block
+/// for an A/B table), a line saying where the numbers come from
+/// ([`simulated_by`], [`measured_on`]), the LKML table, and last the bare
+/// link, the only line allowed over 72 columns. The canonical text ends
+/// with `end` and a newline, so a blank line follows it.
+pub fn mail(scenario_text: &str, provenance: &str, table: &str, link: &str) -> String {
+    format!(
+        "{}\n{}\n\n{}\n{}\n",
+        scenario_text,
+        provenance,
+        table.trim_end(),
+        link
+    )
+}
+
+/// The mail's provenance line for simulated numbers (a constant, not a
+/// `format!`: the page's wasm budget; a test keeps the version right).
+pub const SIMULATED_BY: &str = "Simulated by eevdf-playground engine 0.6, not a kernel run.";
+
+/// [`SIMULATED_BY`], for `map_or_else`.
+pub fn simulated_by() -> String {
+    SIMULATED_BY.to_string()
+}
+
+#[test]
+fn simulated_by_names_this_engine() {
+    let v = crate::scenario::ENGINE_VERSION;
+    assert!(
+        SIMULATED_BY.contains(&format!(" engine {v}, ")),
+        "{SIMULATED_BY}"
+    );
+}
+
+/// The mail's provenance line for a kernel run.
+pub fn measured_on(source: &Source) -> String {
+    format!("Measured on kernel {} under QEMU -icount.", source.kernel)
 }
 
 /// `--format json`: one compact JSON object (schema `eevdf.result.v1`)
@@ -348,6 +379,15 @@ pub fn mail(scenario_text: &str, lkml_table: &str, link: &str) -> String {
 /// only when non-empty.
 pub fn json(scenario_text: &str, r: &SimResult) -> String {
     json_with_source(scenario_text, r, None)
+}
+
+/// [`json`] of an A/B run: B's object with A's, a whole
+/// `eevdf.result.v1` object of its own, as its last member `baseline`.
+pub fn json_with_baseline(b_text: &str, b: &SimResult, a_text: &str, a: &SimResult) -> String {
+    let outer = json(b_text, b);
+    let inner = json(a_text, a);
+    let outer = outer.trim_end().strip_suffix('}').unwrap_or(&outer);
+    format!("{outer},\"baseline\":{}}}\n", inner.trim_end())
 }
 
 /// [`json`] with a `source` block last, for results measured on a kernel.
@@ -837,19 +877,38 @@ pub const DELTA_CONVENTION: &str =
 /// samples for a name shows `-` and no pct. Lines ≤ [`MAIL_WIDTH`]
 /// columns, spaces only.
 pub fn compare(a: &SimResult, a_label: &str, b: &SimResult, b_label: &str, title: &str) -> String {
-    let mut names: Vec<&str> = a.by_name.iter().map(|n| n.name.as_str()).collect();
-    for n in &b.by_name {
-        if !names.contains(&n.name.as_str()) {
-            names.push(&n.name);
+    compare_rows(&pipe_rows(a), a_label, &pipe_rows(b), b_label, title)
+}
+
+/// One name's values in a pipe table: Total Samples, Average, P50, P90,
+/// P99, P99.9, Maximum (whole µs), `None` without samples.
+pub type PipeRow = (String, Option<[u64; 7]>);
+
+/// A result's [`PipeRow`]s, in its name order: what [`compare_rows`]
+/// needs, small enough for the page's worker to send.
+pub fn pipe_rows(r: &SimResult) -> Vec<PipeRow> {
+    r.by_name
+        .iter()
+        .map(|n| (n.name.clone(), row_values(Some(&n.latency))))
+        .collect()
+}
+
+/// [`compare`] from [`pipe_rows`].
+pub fn compare_rows(
+    a: &[PipeRow],
+    a_label: &str,
+    b: &[PipeRow],
+    b_label: &str,
+    title: &str,
+) -> String {
+    let mut names: Vec<&str> = a.iter().map(|n| n.0.as_str()).collect();
+    for n in b {
+        if !names.contains(&n.0.as_str()) {
+            names.push(&n.0);
         }
     }
-    let find = |r: &'_ SimResult, name: &str| -> Option<[u64; 7]> {
-        row_values(
-            r.by_name
-                .iter()
-                .find(|n| n.name == name)
-                .map(|n| &n.latency),
-        )
+    let find = |r: &[PipeRow], name: &str| -> Option<[u64; 7]> {
+        r.iter().find(|n| n.0 == name).and_then(|n| n.1)
     };
     let blocks: Vec<Vec<String>> = names
         .iter()

@@ -1214,7 +1214,7 @@ fn cpus_val(line: usize, kv: &Kv<'_>) -> Result<Vec<u32>, ParseError> {
 /// Checks a task or group name: `[A-Za-z0-9_-]{1,32}`.
 fn check_name(line: usize, col: usize, name: &str, what: &str) -> Result<(), ParseError> {
     let hint = format!("a {what} name is 1 to {MAX_NAME} letters, digits, `_` or `-`");
-    if let Some((i, c)) = name
+    if let Some((i, _)) = name
         .chars()
         .enumerate()
         .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
@@ -1222,7 +1222,8 @@ fn check_name(line: usize, col: usize, name: &str, what: &str) -> Result<(), Par
         return Err(ParseError::new(
             line,
             col + i,
-            format!("unexpected character `{c}` in {what} name {}", quote(name)),
+            // The column points at `c`; the quoted name shows it escaped.
+            format!("unexpected character in {what} name {}", quote(name)),
             hint,
         ));
     }
@@ -2668,7 +2669,12 @@ end
         );
         err_at(&wrap("group /a idle idle"), 2, 15, &["duplicate"]);
         err_at(&wrap("task"), 2, 6, &["needs a name"]);
-        err_at(&wrap("task a.b kind=hog"), 2, 7, &["`.`"]);
+        err_at(
+            &wrap("task a.b kind=hog"),
+            2,
+            7,
+            &["unexpected character", "`a.b`"],
+        );
         err_at(
             &wrap(&format!("task {} kind=hog", "n".repeat(33))),
             2,

@@ -559,8 +559,12 @@ pub fn app() -> Html {
             let l = &lanes.borrow()[0];
             match (&l.lkml, l.done) {
                 (Some(table), true) => {
-                    let block =
-                        eevdf_scenario::report::mail(&sc.to_text(), table, &share_link(&sc));
+                    let block = eevdf_scenario::report::mail(
+                        &sc.to_text(),
+                        eevdf_scenario::report::SIMULATED_BY,
+                        table,
+                        &share_link(&sc),
+                    );
                     copy(block, "Mail block", status.clone());
                 }
                 _ => status.set(Some((
@@ -862,7 +866,7 @@ pub fn app() -> Html {
                             <li>{ "Drag a task template onto a CPU to pin it there, onto an LLC or node for that affinity, or onto the machine for none. Drag chips to re-pin; click one to edit; Delete removes it. Keyboard: Enter on a template, then Enter on a CPU." }</li>
                             <li>{ "Flip SCHED_FEAT switches (kernel names; the seed patch series are grouped under their subject lines) and watch p50 … max move. Runs stream from a Web Worker and restart on every change." }</li>
                             <li>{ "Pin as baseline freezes the current setup as A; your next edits run as B, with percent changes signed as in LKML tables and eevdf compare (+ is better: lower latency, more samples)." }</li>
-                            <li>{ "Copy for email gives a 72-column block (scenario, table, link) that pastes back into this editor or `eevdf run -`." }</li>
+                            <li>{ "Copy for email: a 72-column block (scenario, table, link) that pastes back here or into `eevdf run -`." }</li>
                             <li>{ "Teach opens one CPU's queues in virtual time: step by event or pick, go back, read why each pick and wakeup went as it did, or follow a guided tour. Click a task's max latency, or a point of the CDF, to see that wakeup; click a CPU's lane on the timeline to see that CPU at that moment." }</li>
                             <li>{ "The same scenarios run headless: `eevdf run LINK --format lkml`." }</li>
                         </ul>
