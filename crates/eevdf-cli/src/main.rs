@@ -469,7 +469,7 @@ fn run(
         None => out!("{}", render(format, sc, &r, hists, base, None)?),
         Some(a) => {
             let (ra, _) = run_sim(a);
-            out!("{}", render_ab(format, &pair, &ra, &r, hists, base)?);
+            out!("{}", render_ab(format, &pair, a, &ra, &r, hists, base)?);
         }
     }
     Ok(())
@@ -484,6 +484,7 @@ const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
 fn render_ab(
     format: Format,
     pair: &Pair,
+    a: &Scenario,
     ra: &SimResult,
     rb: &SimResult,
     hists: Vec<Vec<(u64, u64)>>,
@@ -500,10 +501,7 @@ fn render_ab(
             &table,
             &eevdf_scenario::link::pair_url(pair, base),
         ),
-        Format::Json => {
-            let a = pair.a.as_ref().unwrap_or(&pair.b);
-            report::json_with_baseline(&pair.b.to_text(), rb, &a.to_text(), ra)
-        }
+        Format::Json => report::json_with_baseline(&pair.b.to_text(), rb, &a.to_text(), ra),
         Format::Cyclictest | Format::Schbench => {
             errln!("note: --format {format:?} prints the scenario's (B's) result; the baseline's is left out");
             render(format, &pair.b, rb, hists, base, None)?
@@ -595,18 +593,23 @@ fn compare(
     b_features: Option<&str>,
     over: &Overrides,
 ) -> Result<(), BadInput> {
+    // Read once: `-` is stdin.
+    let pair = load_pair(a, over)?;
     // One scenario with a baseline block and nothing else: its A and B.
-    if b.is_none() && a_features.is_none() && b_features.is_none() {
-        let p = load_pair(a, over)?;
-        if let Some(sa) = &p.a {
-            let (la, lb) = p.labels();
-            let (ra, _) = run_sim(sa);
-            let (rb, _) = run_sim(&p.b);
-            return compare_out(style, &ra, &la, &rb, &lb, AB_TITLE);
-        }
+    if let (Some(sa), None, None, None) = (&pair.a, b, a_features, b_features) {
+        let (la, lb) = pair.labels();
+        let (ra, _) = run_sim(sa);
+        let (rb, _) = run_sim(&pair.b);
+        return compare_out(style, &ra, &la, &rb, &lb, AB_TITLE);
     }
-    let mut sa = load(a, over)?;
-    let mut sb = load(b.unwrap_or(a), over)?;
+    if pair.a.is_some() {
+        errln!("note: with a second scenario or --a/--b-features, the `baseline` block (A) is left out");
+    }
+    let mut sa = pair.b;
+    let mut sb = match b {
+        Some(b) => load(b, over)?,
+        None => sa.clone(),
+    };
     if let Some(f) = a_features {
         sa.apply_features(f)
             .map_err(|e| BadInput::parse("--a-features", e))?;

@@ -130,10 +130,10 @@ struct BlockLine<'a> {
 }
 
 fn check_block<'a>(
-    b_text: &str,
+    b_groups: &[(String, Vec<&str>)],
     block: &[(usize, &'a str)],
 ) -> Result<Vec<BlockLine<'a>>, ParseError> {
-    let b_keys: Vec<String> = grouped(b_text).into_iter().map(|(k, _)| k).collect();
+    let b_keys: Vec<&str> = b_groups.iter().map(|(k, _)| k.as_str()).collect();
     let mut out: Vec<BlockLine<'a>> = Vec::new();
     for &(line, raw) in block {
         let s = strip_comment(raw);
@@ -157,7 +157,7 @@ fn check_block<'a>(
                     "say it once",
                 ));
             }
-            if !b_keys.contains(&key) {
+            if !b_keys.contains(&key.as_str()) {
                 return Err(err(
                     format!("the scenario has no `{}` to leave out", shown(&key)),
                     "`without` names a directive, `task NAME` or `group PATH` above",
@@ -183,9 +183,9 @@ fn listed(key: &str) -> bool {
 /// A: B with the block applied.
 fn apply(b: &Scenario, block: &[(usize, &str)], at: usize) -> Result<Scenario, ParseError> {
     let b_text = b.to_text();
-    let block = check_block(&b_text, block)?;
-    let dropped = |k: &str| block.iter().any(|o| o.key == k && o.text.is_none());
     let b_groups = grouped(&b_text);
+    let block = check_block(&b_groups, block)?;
+    let dropped = |k: &str| block.iter().any(|o| o.key == k && o.text.is_none());
     let in_b = |k: &str| b_groups.iter().any(|(key, _)| key == k) && !dropped(k);
     // Each line of A's text, with the block line it came from.
     let mut out: Vec<(String, Option<usize>)> = vec![(HEADER.to_string(), None)];

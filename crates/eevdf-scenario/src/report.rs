@@ -353,15 +353,6 @@ pub fn simulated_by() -> String {
     SIMULATED_BY.to_string()
 }
 
-#[test]
-fn simulated_by_names_this_engine() {
-    let v = crate::scenario::ENGINE_VERSION;
-    assert!(
-        SIMULATED_BY.contains(&format!(" engine {v}, ")),
-        "{SIMULATED_BY}"
-    );
-}
-
 /// The mail's provenance line for a kernel run.
 pub fn measured_on(source: &Source) -> String {
     format!("Measured on kernel {} under QEMU -icount.", source.kernel)
@@ -1071,6 +1062,15 @@ pub fn schbench_block(title: &str, s: &LatencyStats, runtime_s: u64) -> String {
 mod tests {
     use super::*;
     use eevdf_sim::{CpuResult, HackbenchResult, SchbenchResult, TaskResult, Totals};
+
+    #[test]
+    fn simulated_by_names_this_engine() {
+        let v = crate::scenario::ENGINE_VERSION;
+        assert!(
+            SIMULATED_BY.contains(&format!(" engine {v}, ")),
+            "{SIMULATED_BY}"
+        );
+    }
 
     #[allow(clippy::too_many_arguments)]
     fn lat(
