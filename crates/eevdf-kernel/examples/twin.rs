@@ -48,6 +48,15 @@ fn run(args: &[String]) -> Result<String, String> {
     let end = sim.duration();
     let res = sim.finish(end);
     let mut line = format!("seed {seed}: {} switches", res.totals.switches);
+    for n in res.by_name.iter().filter(|n| n.name == "ct") {
+        let l = &n.latency;
+        line.push_str(&format!(
+            ", ct p99 {} p99.9 {} max {} us",
+            l.p99 / 1000,
+            l.p99_9 / 1000,
+            l.max / 1000
+        ));
+    }
     for h in &res.hackbench {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
     }
