@@ -2,7 +2,8 @@
 // cyclictest template onto CPU 1, toggle PREEMPT_SHORT and see the
 // percentiles change, pin an A/B baseline, copy the link and reopen it
 // (same scenario, and the p99 the CLI prints for that link), copy the mail
-// block and paste it back (quoted and raw), open two links in one tab,
+// block and paste it back (quoted and raw; with A/B, the same bytes as
+// `eevdf run -` prints, and the pin comes back), open two links in one tab,
 // edit and delete tasks by keyboard and dialog,
 // stream a long run, help overlay, dark theme, phone width. Screenshots
 // of the main states go to target/e2e/ (docs/ holds the committed ones).
@@ -71,6 +72,36 @@ try {
   check(p99[0].startsWith('+') && p99[1] === 'better', `p99 change ${p99}`);
   check((await page.textContent('[data-testid=delta-convention]')).includes('+ is better'), 'the table states its sign convention');
   await shot(page, 'ab');
+  check((await page.textContent('[data-testid=worker-result] caption')).includes('A = pinned baseline (NO_PREEMPT_SHORT), B = current (PREEMPT_SHORT)'),
+    'the A/B caption names what differs');
+
+  // 3a. A/B travels: the mail carries the pin as a `baseline` block and
+  // its comparison table, byte for byte what `eevdf run -` prints for
+  // it; the link reopens both sides; the mail pasted back pins A again.
+  await page.click('[data-testid=copy-mail]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=copy-status]')?.textContent.includes('Mail block copied'));
+  const abMail = await page.evaluate(() => navigator.clipboard.readText());
+  check(abMail.includes('\nbaseline\nfeatures') && abMail.includes('A = baseline, B = scenario'), `A/B mail: ${abMail}`);
+  const cliMail = execFileSync(cli, ['run', '-', '--format', 'mail', '--base', base], { input: abMail, encoding: 'utf8' });
+  check(cliMail === abMail, `page mail != eevdf run - --format mail:\n${abMail}\n---\n${cliMail}`);
+  const abText = await text(page);
+  await page.click('[data-testid=copy-link]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=copy-status]')?.textContent.includes('Link copied'));
+  const abLink = await page.evaluate(() => navigator.clipboard.readText());
+  check(abLink === abMail.trimEnd().split('\n').at(-1), 'the copied link is the mail\'s');
+  const { page: p3, problems: pr3 } = await openPage(context, abLink);
+  all.push([p3, pr3]);
+  await waitDone(p3);
+  await p3.waitForFunction(() => !document.body.textContent.includes('Baseline still running'), null, { timeout: 30000 });
+  check(await text(p3) === abText, 'the A/B link restores B');
+  check(await p3.getAttribute('[data-testid=pin]', 'aria-pressed') === 'true', 'the A/B link pins A');
+  check(JSON.stringify((await row(p3, 'ct2', 'A')).lat) === JSON.stringify(a.lat), 'the A/B link runs A');
+  await p3.close();
+  await page.click('[data-testid=pin]');
+  await page.fill('[data-testid=scenario-text]', 'Numbers from the playground:\n\n' + abMail);
+  await page.waitForFunction((w) => document.querySelector('[data-testid=scenario-text]').value === w, abText);
+  check(await page.getAttribute('[data-testid=pin]', 'aria-pressed') === 'true', 'a pasted A/B mail pins A');
+  await waitDone(page);
   await page.click('[data-testid=pin]');
 
   // 3b. The documented case (spec 13.6): a cyclictest with a shorter

@@ -475,9 +475,6 @@ fn run(
     Ok(())
 }
 
-/// The table title of an A/B run, in the CLI and the page's mail.
-const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
-
 /// An A/B pair's results: the comparison table (text, lkml, mail), or
 /// B's JSON with A's as its `baseline` member. Formats of one result
 /// (cyclictest, schbench) print B's.
@@ -491,7 +488,7 @@ fn render_ab(
     base: &str,
 ) -> Result<String, BadInput> {
     let (la, lb) = pair.labels();
-    let table = report::compare(ra, &la, rb, &lb, AB_TITLE);
+    let table = report::compare(ra, &la, rb, &lb, report::AB_TITLE);
     Ok(match format {
         Format::Text => format!("{}\n{table}", report::text(rb)),
         Format::Lkml => table,
@@ -600,7 +597,7 @@ fn compare(
         let (la, lb) = pair.labels();
         let (ra, _) = run_sim(sa);
         let (rb, _) = run_sim(&pair.b);
-        return compare_out(style, &ra, &la, &rb, &lb, AB_TITLE);
+        return compare_out(style, &ra, &la, &rb, &lb, report::AB_TITLE);
     }
     if pair.a.is_some() {
         errln!("note: with a second scenario or --a/--b-features, the `baseline` block (A) is left out");

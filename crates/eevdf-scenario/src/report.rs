@@ -884,6 +884,9 @@ pub fn pipe_rows(r: &SimResult) -> Vec<PipeRow> {
         .collect()
 }
 
+/// The table title of an A/B run, in the CLI's and the page's mail.
+pub const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
+
 /// [`compare`] from [`pipe_rows`].
 pub fn compare_rows(
     a: &[PipeRow],

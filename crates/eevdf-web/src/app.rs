@@ -21,6 +21,7 @@ use crate::charts::{CdfChart, Shared, TimelineChart};
 use crate::features::FeaturesPane;
 use crate::machine::MachineView;
 use crate::results::{FidelityNote, ResultsTable};
+use crate::share;
 use crate::teach::{TeachCmd, TeachView};
 use crate::teaching::TeachingPane;
 use crate::worker::{
@@ -44,30 +45,37 @@ fn remember(text: &str) {
     let _ = gloo::storage::LocalStorage::set(STORAGE_KEY, text);
 }
 
+/// What the page opens with: the scenario text, the pinned baseline's
+/// text, and a sentence about a link that could not be read.
+type Opening = (String, Option<String>, Option<String>);
+
 /// The scenario the page opens with: the link in the URL fragment if
-/// there is one (and it decodes), else the user's last scenario (local
-/// storage), else the `default` preset. A bad link is reported and the
-/// default runs instead; the stored scenario is left alone.
-fn initial_scenario() -> (String, Option<String>) {
+/// there is one (and it decodes; a `baseline` block in it is pinned),
+/// else the user's last scenario (local storage), else the `default`
+/// preset. A bad link is reported and the default runs instead; the
+/// stored scenario is left alone.
+fn initial_scenario() -> Opening {
     let default = eevdf_scenario::presets::preset("default")
         .map(|p| p.text.to_string())
         .unwrap_or_default();
     match link_in_address() {
-        None => (stored_scenario().unwrap_or(default), None),
-        Some(Ok(text)) => (text, None),
+        None => (stored_scenario().unwrap_or(default), None, None),
+        Some(Ok((text, pin))) => (text, pin, None),
         Some(Err(e)) => (
             default,
+            None,
             Some(format!("{e} The default scenario runs instead.")),
         ),
     }
 }
 
-/// The scenario text of the link in the address bar's fragment, if it
-/// has one; the error is a sentence for the page.
-fn link_in_address() -> Option<Result<String, String>> {
+/// The scenario text of the link in the address bar's fragment and its
+/// pinned baseline, if it has one; the error is a sentence for the page.
+fn link_in_address() -> Option<Result<(String, Option<String>), String>> {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     (hash.len() > 1).then(|| {
         eevdf_scenario::link::decode_text(&hash)
+            .map(share::split_pin)
             .map_err(|e| format!("This link could not be read: {e}."))
     })
 }
@@ -85,14 +93,9 @@ fn page_base() -> String {
     href.split('#').next().unwrap_or_default().to_string()
 }
 
-fn share_link(sc: &Scenario) -> String {
-    format!("{}#{}", page_base(), eevdf_scenario::link::fragment(sc))
-}
-
-/// Puts the scenario's link fragment in the address bar without adding
-/// a history entry.
-fn show_link(sc: &Scenario) {
-    let frag = eevdf_scenario::link::fragment(sc);
+/// Puts a link fragment in the address bar without adding a history
+/// entry.
+fn show_fragment(frag: &str) {
     if let Ok(h) = gloo::utils::window().history() {
         let _ =
             h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}")));
@@ -161,6 +164,8 @@ struct LaneState {
     live_id: u32,
     done: bool,
     lkml: Option<String>,
+    /// The finished run's pipe rows (an A/B mail's table).
+    rows: Option<Rc<Vec<eevdf_scenario::report::PipeRow>>>,
     invalid: Option<String>,
     /// Stop was pressed: `live` is the last snapshot, no run goes on.
     stopped: bool,
@@ -182,11 +187,14 @@ impl LaneState {
                 s.live_id = r.id;
                 s.invalid = None;
             }
-            Outcome::Done { live, lkml, .. } => {
+            Outcome::Done {
+                live, lkml, rows, ..
+            } => {
                 s.live = Some(Rc::new(live));
                 s.live_id = r.id;
                 s.done = true;
                 s.lkml = Some(lkml);
+                s.rows = Some(Rc::new(rows));
                 s.invalid = None;
             }
             Outcome::Invalid {
@@ -243,7 +251,7 @@ fn progress_note(live: &Live, done: bool, stopped: bool, elapsed_ms: f64) -> Str
 pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
     let text = use_state(|| init.0.clone());
-    let link_error = use_state(|| init.1.clone());
+    let link_error = use_state(|| init.2.clone());
     // After a bad link, the user's last scenario (kept, not overwritten)
     // is one click away.
     let last_scenario = use_memo((), |_| stored_scenario());
@@ -268,7 +276,8 @@ pub fn app() -> Html {
     // Set by clicks (switches, drops, presets): their run starts at once;
     // only typing in the editor is debounced.
     let immediate = use_mut_ref(|| false);
-    let baseline = use_state(|| None::<String>);
+    // The pinned baseline's text (A); the page's scenario is B.
+    let baseline = use_state(|| init.1.clone());
     let status = use_state(|| None::<(String, Option<String>)>);
     let help = use_state(|| false);
     let teaching = use_state(|| false);
@@ -320,6 +329,7 @@ pub fn app() -> Html {
     // address updates use replaceState, which fires no hashchange.
     {
         let text = text.clone();
+        let baseline = baseline.clone();
         let immediate = immediate.clone();
         let link_error = link_error.clone();
         use_effect_with((), move |_| {
@@ -327,10 +337,11 @@ pub fn app() -> Html {
             let listener = gloo::events::EventListener::new(&window, "hashchange", move |_| {
                 match link_in_address() {
                     None => {}
-                    Some(Ok(t)) => {
+                    Some(Ok((t, pin))) => {
                         link_error.set(None);
                         *immediate.borrow_mut() = true;
                         text.set(t);
+                        baseline.set(pin);
                     }
                     Some(Err(e)) => {
                         link_error.set(Some(format!("{e} The scenario on the page is kept.")))
@@ -458,16 +469,42 @@ pub fn app() -> Html {
         Err(_) => Scenario::parse(&last_good.borrow()).ok(),
     };
 
-    // Every text change: run (debounced) when it parses, follow the
-    // fragment.
+    // The address bar follows the scenario and its pin.
+    {
+        let pin = (*baseline).clone();
+        use_effect_with(((*text).clone(), pin), move |(t, pin)| {
+            if let Ok(sc) = Scenario::parse(t) {
+                show_fragment(&share::fragment(&sc, pin.as_deref()));
+            }
+            || ()
+        });
+    }
+    // A pin (by the button, a link or a pasted block) runs A on its lane;
+    // unpinning cancels that run and clears its results.
+    {
+        let send = send.clone();
+        let lanes = lanes.clone();
+        use_effect_with((*baseline).clone(), move |pin| {
+            match pin {
+                Some(a) => send(LANE_BASELINE, a.clone()),
+                None if lanes.borrow()[1].id != 0 => {
+                    send(LANE_BASELINE, String::new());
+                    lanes.borrow_mut()[1] = LaneState::default();
+                }
+                None => {}
+            }
+            || ()
+        });
+    }
+
+    // Every text change: run (debounced) when it parses.
     {
         let send = send.clone();
         let debounce = debounce.clone();
         let next_id = next_id.clone();
         let immediate = immediate.clone();
         use_effect_with((*text).clone(), move |t| {
-            if let Ok(sc) = Scenario::parse(t) {
-                show_link(&sc);
+            if Scenario::parse(t).is_ok() {
                 let t = t.clone();
                 let now = *next_id.borrow() == 0 || std::mem::take(&mut *immediate.borrow_mut());
                 let go = move || send(LANE_LIVE, t);
@@ -494,15 +531,26 @@ pub fn app() -> Html {
     };
     let on_edit = {
         let text = text.clone();
+        let baseline = baseline.clone();
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
             let mut v = el.value();
             // A pasted mail (raw as "Copy for email" wrote it, quoted,
-            // or with prose around the block) becomes its scenario. A
-            // half-typed scenario is left alone: it fails both parses.
+            // or with prose around the block) becomes its scenario, and
+            // its `baseline` block the pin. So does a bare text with a
+            // block when pasted; while typed, it stays in the editor
+            // (the block would vanish into the pin at its first line).
+            // A half-typed scenario is left alone: it fails every parse.
             if Scenario::parse(&v).is_err() {
-                if let Ok(sc) = eevdf_scenario::paste::parse_pasted(&v) {
-                    v = sc.to_text();
+                let bare = eevdf_scenario::baseline::Pair::parse(&v).is_ok();
+                let pasted = e.input_type().starts_with("insertFrom");
+                if let Ok(p) = eevdf_scenario::paste::parse_pasted_pair(&v) {
+                    if !bare || pasted || p.a.is_none() {
+                        v = p.b.to_text();
+                        if p.a.is_some() {
+                            baseline.set(p.a.map(|a| a.to_text()));
+                        }
+                    }
                 }
             }
             if Scenario::parse(&v).is_ok() {
@@ -526,48 +574,52 @@ pub fn app() -> Html {
     let on_pin = {
         let baseline = baseline.clone();
         let text = text.clone();
-        let send = send.clone();
-        let lanes = lanes.clone();
         Callback::from(move |_| {
             if baseline.is_some() {
                 baseline.set(None);
-                send(LANE_BASELINE, String::new());
-                lanes.borrow_mut()[1] = LaneState::default();
             } else if Scenario::parse(&text).is_ok() {
                 baseline.set(Some((*text).clone()));
-                send(LANE_BASELINE, (*text).clone());
             }
         })
     };
     let on_copy_link = {
         let status = status.clone();
         let text = text.clone();
+        let baseline = baseline.clone();
         Callback::from(move |_| {
             if let Ok(sc) = Scenario::parse(&text) {
-                copy(share_link(&sc), "Link", status.clone());
+                let frag = share::fragment(&sc, baseline.as_deref());
+                copy(format!("{}#{frag}", page_base()), "Link", status.clone());
             }
         })
     };
     let on_copy_mail = {
         let status = status.clone();
         let text = text.clone();
+        let baseline = baseline.clone();
         let lanes = lanes.clone();
         Callback::from(move |_| {
             let Ok(sc) = Scenario::parse(&text) else {
                 return;
             };
-            let l = &lanes.borrow()[0];
-            match (&l.lkml, l.done) {
-                (Some(table), true) => {
-                    let block = eevdf_scenario::report::mail(
-                        &sc.to_text(),
-                        eevdf_scenario::report::SIMULATED_BY,
-                        table,
-                        &share_link(&sc),
-                    );
-                    copy(block, "Mail block", status.clone());
+            let ls = lanes.borrow();
+            let (l, a) = (&ls[0], &ls[1]);
+            let pair = share::pair_of(&sc, baseline.as_deref());
+            let block = match (&pair.a, &l.lkml, &l.rows, &a.rows) {
+                (None, Some(table), _, _) if l.done => Some(eevdf_scenario::report::mail(
+                    &sc.to_text(),
+                    eevdf_scenario::report::SIMULATED_BY,
+                    table,
+                    &format!("{}#{}", page_base(), eevdf_scenario::link::fragment(&sc)),
+                )),
+                (Some(_), _, Some(rb), Some(ra)) if l.done && a.done => {
+                    Some(share::ab_mail(&pair, ra, rb, &page_base()))
                 }
-                _ => status.set(Some((
+                _ => None,
+            };
+            match block {
+                Some(block) => copy(block, "Mail block", status.clone()),
+                None => status.set(Some((
                     "The run has not finished yet; copy again when it has.".into(),
                     None,
                 ))),
@@ -610,6 +662,12 @@ pub fn app() -> Html {
 
     let l = lanes.borrow()[0].clone();
     let b = lanes.borrow()[1].clone();
+    // What differs between A and B, as the A/B mail's columns say it.
+    let ab_labels = use_memo(((*text).clone(), (*baseline).clone()), |(t, pin)| {
+        let b = Scenario::parse(t).ok()?;
+        let pair = share::pair_of(&b, pin.as_deref());
+        pair.a.is_some().then(|| pair.labels())
+    });
     let names: Rc<Vec<String>> = Rc::new(match &parsed {
         Ok(sc) => sc.sim.tasks.iter().map(|t| t.name.clone()).collect(),
         Err(_) => l
@@ -646,10 +704,9 @@ pub fn app() -> Html {
         (Some(live), None) => {
             let caption = format!(
                 "Wakeup latency (µs){}, {:.2} of {:.1} s simulated, {} events",
-                if baseline.is_some() {
-                    ": A = pinned baseline, B = current"
-                } else {
-                    ""
+                match &*ab_labels {
+                    Some((a, b)) => format!(": A = pinned baseline ({a}), B = current ({b})"),
+                    None => String::new(),
                 },
                 live.sim_ns as f64 / 1e9,
                 live.duration_ns as f64 / 1e9,
@@ -865,7 +922,7 @@ pub fn app() -> Html {
                             <li>{ "The scenario text on the left is the whole experiment; every control edits it, and the address bar is always its share link." }</li>
                             <li>{ "Drag a task template onto a CPU to pin it there, onto an LLC or node for that affinity, or onto the machine for none. Drag chips to re-pin; click one to edit; Delete removes it. Keyboard: Enter on a template, then Enter on a CPU." }</li>
                             <li>{ "Flip SCHED_FEAT switches (kernel names; the seed patch series are grouped under their subject lines) and watch p50 … max move. Runs stream from a Web Worker and restart on every change." }</li>
-                            <li>{ "Pin as baseline freezes the current setup as A; your next edits run as B, with percent changes signed as in LKML tables and eevdf compare (+ is better: lower latency, more samples)." }</li>
+                            <li>{ "Pin as baseline freezes the current setup as A; your next edits run as B, with percent changes signed as in LKML tables and eevdf compare (+ is better: lower latency, more samples). Links and mail then carry A as a `baseline` block." }</li>
                             <li>{ "Copy for email: a 72-column block (scenario, table, link) that pastes back here or into `eevdf run -`." }</li>
                             <li>{ "Teach opens one CPU's queues in virtual time: step by event or pick, go back, read why each pick and wakeup went as it did, or follow a guided tour. Click a task's max latency, or a point of the CDF, to see that wakeup; click a CPU's lane on the timeline to see that CPU at that moment." }</li>
                             <li>{ "The same scenarios run headless: `eevdf run LINK --format lkml`." }</li>

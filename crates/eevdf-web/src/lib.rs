@@ -3,8 +3,9 @@
 //! Thin by design: simulation lives in `eevdf-sim`, formats in
 //! `eevdf-scenario`. The page never simulates on its main thread; it asks
 //! the worker ([`worker::SimWorker`]) and renders what comes back.
-//! Gestures become scenario edits in [`edit`], the one module with logic
-//! of its own (tested natively).
+//! Gestures become scenario edits in [`edit`], and what the page shares
+//! (links, mail, a pinned baseline) is built in [`share`]: the modules
+//! with logic of their own (tested natively).
 
 #![forbid(unsafe_code)]
 
@@ -14,6 +15,7 @@ pub mod edit;
 pub mod features;
 pub mod machine;
 pub mod results;
+pub mod share;
 pub mod teach;
 pub mod teaching;
 pub mod tours;

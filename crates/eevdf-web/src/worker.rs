@@ -152,6 +152,8 @@ pub enum Outcome {
         json: String,
         /// The LKML pipe table (`eevdf run --format lkml`), for mail.
         lkml: String,
+        /// The pipe rows, for an A/B mail's comparison table.
+        rows: Vec<report::PipeRow>,
     },
     Invalid {
         line: usize,
@@ -480,8 +482,14 @@ impl Runner {
                 let live = self.live(&r, &hists);
                 let json = report::json(&self.text, &r);
                 let lkml = report::lkml(&r, &self.profile);
+                let rows = report::pipe_rows(&r);
                 self.sim = None;
-                return Chunk::Finished(self.respond(Outcome::Done { live, json, lkml }));
+                return Chunk::Finished(self.respond(Outcome::Done {
+                    live,
+                    json,
+                    lkml,
+                    rows,
+                }));
             }
             if clock() - t0 >= CHUNK_MS {
                 break;

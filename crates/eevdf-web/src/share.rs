@@ -1,0 +1,89 @@
+//! What the page shares and reads back: links and mail blocks with or
+//! without a pinned baseline, and the split of a text that carries a
+//! `baseline` block into the page's scenario (B) and its pin (A). The
+//! bytes are the CLI's (`eevdf run --format mail`, `eevdf url`), so a
+//! block copied here pastes into `eevdf run -` and back unchanged.
+
+use eevdf_scenario::baseline::Pair;
+use eevdf_scenario::report::{self, PipeRow};
+use eevdf_scenario::scenario::Scenario;
+
+/// The page's scenario as B and the pinned text, if it parses, as A.
+pub fn pair_of(b: &Scenario, pinned: Option<&str>) -> Pair {
+    Pair {
+        b: b.clone(),
+        a: pinned.and_then(|t| Scenario::parse(t).ok()),
+    }
+}
+
+/// The fragment (without `#`) of the page's state: B's text with the
+/// pin's `baseline` block.
+pub fn fragment(b: &Scenario, pinned: Option<&str>) -> String {
+    eevdf_scenario::link::pair_fragment(&pair_of(b, pinned))
+}
+
+/// A text the page opens: the scenario and, when it has a `baseline`
+/// block, the pin. A text that parses as neither stays whole (the
+/// editor shows its error).
+pub fn split_pin(text: String) -> (String, Option<String>) {
+    if Scenario::parse(&text).is_ok() {
+        return (text, None);
+    }
+    match Pair::parse(&text) {
+        Ok(p) => (p.b.to_text(), p.a.map(|a| a.to_text())),
+        Err(_) => (text, None),
+    }
+}
+
+/// The A/B mail block, exactly as `eevdf run --format mail` prints it
+/// for the same pair: the pair's text, the provenance line, the
+/// comparison table labelled by what differs, and the link.
+pub fn ab_mail(pair: &Pair, a: &[PipeRow], b: &[PipeRow], base: &str) -> String {
+    let (la, lb) = pair.labels();
+    let table = report::compare_rows(a, &la, b, &lb, report::AB_TITLE);
+    report::mail(
+        &pair.to_text(),
+        report::SIMULATED_BY,
+        &table,
+        &eevdf_scenario::link::pair_url(pair, base),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B: &str =
+        "eevdf-scenario v1\nmachine up\nduration 1s\ntask ct kind=timer period=1ms\nend\n";
+
+    #[test]
+    fn split_takes_the_block_as_the_pin() {
+        let pair = format!(
+            "{}baseline\nhz 1000\nend\n",
+            B.strip_suffix("end\n").unwrap()
+        );
+        let (b, a) = split_pin(pair);
+        assert_eq!(b, Scenario::parse(B).unwrap().to_text());
+        let a = Scenario::parse(&a.expect("a pin")).unwrap();
+        assert_eq!(a.sim.hz, 1000);
+    }
+
+    #[test]
+    fn split_leaves_plain_and_bad_texts_whole() {
+        assert_eq!(split_pin(B.to_string()), (B.to_string(), None));
+        let bad = "eevdf-scenario v1\nbogus\nend\n".to_string();
+        assert_eq!(split_pin(bad.clone()), (bad, None));
+    }
+
+    #[test]
+    fn fragment_with_a_pin_round_trips_through_the_cli_decoder() {
+        let b = Scenario::parse(B).unwrap();
+        let a = B.replace("duration 1s", "duration 2s");
+        let frag = fragment(&b, Some(&a));
+        let p = eevdf_scenario::link::decode_pair(&frag).unwrap();
+        assert_eq!(p.b, b);
+        assert_eq!(p.a, Some(Scenario::parse(&a).unwrap()));
+        // Without a pin the fragment is the plain scenario's.
+        assert_eq!(fragment(&b, None), eevdf_scenario::link::fragment(&b));
+    }
+}
