@@ -37,7 +37,7 @@ pub fn escape_controls(s: &str) -> String {
 
 /// Whether `c` would act on a terminal or reorder text rather than show:
 /// C0, DEL, C1, and the bidirectional overrides and isolates.
-fn is_hostile(c: char) -> bool {
+pub fn is_hostile(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 

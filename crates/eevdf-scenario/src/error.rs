@@ -13,6 +13,10 @@ pub struct ParseError {
 }
 
 impl ParseError {
+    /// Escapes control characters in `message` and `hint` here, once for
+    /// every parser: an echoed token can never act on the terminal or
+    /// page that shows the error, even where a message forgot `shown`.
+    /// (Already escaped text is unchanged: escapes are printable.)
     pub fn new(
         line: usize,
         column: usize,
@@ -22,9 +26,17 @@ impl ParseError {
         ParseError {
             line,
             column,
-            message: message.into(),
-            hint: hint.into(),
+            message: escape_controls(message.into()),
+            hint: escape_controls(hint.into()),
         }
+    }
+}
+
+fn escape_controls(s: String) -> String {
+    if s.chars().any(crate::display::is_hostile) {
+        crate::display::escape_controls(&s)
+    } else {
+        s
     }
 }
 
@@ -39,3 +51,17 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    #[test]
+    fn echoed_control_characters_are_escaped() {
+        // The fuzz smoke's find: the kernel name was echoed raw.
+        let e = Scenario::parse("eevdf-scenario v1\nkernel v7\u{1}\u{1b}[2J\nend\n").unwrap_err();
+        let shown = e.to_string();
+        assert!(!shown.chars().any(crate::display::is_hostile), "{shown:?}");
+        assert!(shown.contains("\\x01"), "{shown}");
+    }
+}

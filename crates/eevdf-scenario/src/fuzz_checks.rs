@@ -29,14 +29,16 @@ pub fn scenario(data: &[u8]) {
         let back = Scenario::parse(&canon).expect("canonical text parses");
         assert_eq!(back.to_text(), canon);
     }
-    // The same text read as an A/B pair (a `baseline` block). Scenario
-    // errors do not all escape their echoes yet, so they are not held
-    // to `safe` here.
-    if let Ok(p) = crate::baseline::Pair::parse(text) {
-        let canon = p.to_text();
-        let back = crate::baseline::Pair::parse(&canon).expect("canonical pair parses");
-        assert_eq!(back, p);
-        let _ = p.labels();
+    // The same text read as an A/B pair (a `baseline` block); its
+    // errors are B's or A's scenario errors, safe to print.
+    match crate::baseline::Pair::parse(text) {
+        Ok(p) => {
+            let canon = p.to_text();
+            let back = crate::baseline::Pair::parse(&canon).expect("canonical pair parses");
+            assert_eq!(back, p);
+            let _ = p.labels();
+        }
+        Err(e) => safe("scenario", &e.to_string()),
     }
 }
 
