@@ -488,7 +488,7 @@ fn render_ab(
     base: &str,
 ) -> Result<String, BadInput> {
     let (la, lb) = pair.labels();
-    let table = report::compare(ra, &la, rb, &lb, report::AB_TITLE);
+    let table = report::compare(ra, &la, rb, &lb, &report::ab_title(rb.warmup_ns));
     Ok(match format {
         Format::Text => format!("{}\n{table}", report::text(rb)),
         Format::Lkml => table,
@@ -597,7 +597,8 @@ fn compare(
         let (la, lb) = pair.labels();
         let (ra, _) = run_sim(sa);
         let (rb, _) = run_sim(&pair.b);
-        return compare_out(style, &ra, &la, &rb, &lb, report::AB_TITLE);
+        let title = report::ab_title(rb.warmup_ns);
+        return compare_out(style, &ra, &la, &rb, &lb, &title);
     }
     if pair.a.is_some() {
         errln!("note: with a second scenario or --a/--b-features, the `baseline` block (A) is left out");

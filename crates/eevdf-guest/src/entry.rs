@@ -67,6 +67,7 @@ fn child_opts(mode: Mode, path: &str) -> RunOpts {
         exe: "/proc/self/exe".into(),
         scenario_path: path.into(),
         hold_until_end: true,
+        warmup_ns: 0,
     }
 }
 

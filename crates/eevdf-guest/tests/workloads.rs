@@ -60,6 +60,7 @@ fn run_busy(name: &str, body: &str) -> (GuestReport, bool) {
         exe: env!("CARGO_BIN_EXE_eevdf-guest").into(),
         scenario_path: path.clone(),
         hold_until_end: false,
+        warmup_ns: 0,
     };
     let mut hs = LeadHandshake {
         lead_ns: 50_000_000,
@@ -98,6 +99,19 @@ fn timer_samples_once_per_period() {
         assert!((5_000_000..100_000_000).contains(&t.cpu_ns), "{t:?}");
     }
     assert_eq!(r.threads[1].name, "ct.1");
+}
+
+#[test]
+fn warmup_leaves_out_the_first_wakeups() {
+    let (r, busy) = run_busy(
+        "warmup",
+        "duration 1s\nwarmup 750ms\ntask ct kind=timer period=1ms run=10us\n",
+    );
+    // About 250 of the 1000 expiries are due after the warmup (bounds as
+    // in timer_samples_once_per_period, a quarter as many).
+    let n = samples(&r.threads[0]);
+    let low = if busy { 125 } else { 225 };
+    assert!((low..=253).contains(&n), "{n} samples after the warmup");
 }
 
 #[test]

@@ -271,6 +271,7 @@ impl GuestReport {
         };
         Ok(SimResult {
             sim_ns: self.window_ns,
+            warmup_ns: sc.sim.warmup_ns,
             partial: None,
             events: 0,
             by_name,

@@ -272,6 +272,10 @@ struct JsonResult<'a> {
     engine: &'static str,
     scenario: &'a str,
     sim_ns: u64,
+    /// Present only with a `warmup` (added compatibly): latencies count
+    /// wakeups from here on.
+    #[serde(skip_serializing_if = "is_zero")]
+    warmup_ns: u64,
     events: u64,
     /// Present only when the event budget stopped the run before its
     /// duration (added compatibly): `sim_ns` says how far it got.
@@ -389,6 +393,7 @@ pub fn json_with_source(scenario_text: &str, r: &SimResult, source: Option<&Sour
         engine: crate::scenario::ENGINE_VERSION,
         scenario: scenario_text,
         sim_ns: r.sim_ns,
+        warmup_ns: r.warmup_ns,
         events: r.events,
         partial: r.partial.map(|p| JsonPartial {
             reason: "max-events",
@@ -541,13 +546,16 @@ pub fn text(r: &SimResult) -> String {
     let mut out = String::new();
     out.push_str(&fit(
         &format!(
-            "eevdf: simulated {} s, {} events{}",
+            "eevdf: simulated {} s, {} events{}{}",
             s_text(r.sim_ns),
             r.events,
             match r.partial {
                 Some(p) => format!(" (partial: stopped at --max-events {})", p.max_events),
                 None => String::new(),
-            }
+            },
+            warmup_phrase(r.warmup_ns)
+                .map(|p| format!(", {p}"))
+                .unwrap_or_default()
         ),
         TEXT_WIDTH,
     ));
@@ -821,7 +829,26 @@ pub fn lkml(r: &SimResult, column: &str) -> String {
     if blocks.is_empty() {
         return "no latency samples\n".to_string();
     }
-    join_blocks(blocks)
+    let mut out = join_blocks(blocks);
+    if let Some(p) = warmup_phrase(r.warmup_ns) {
+        out.push_str(&format!("({p})\n"));
+    }
+    out
+}
+
+/// `latency after a 1s warmup` (`None` without one): every table that
+/// leaves start-up out says so.
+fn warmup_phrase(warmup_ns: u64) -> Option<String> {
+    (warmup_ns > 0).then(|| {
+        format!(
+            "latency after a {} warmup",
+            crate::scenario::fmt_duration(warmup_ns)
+        )
+    })
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Word-wraps `s` to `width` columns (words longer than that are split).
@@ -886,6 +913,14 @@ pub fn pipe_rows(r: &SimResult) -> Vec<PipeRow> {
 
 /// The table title of an A/B run, in the CLI's and the page's mail.
 pub const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
+
+/// [`AB_TITLE`], saying so when B leaves a warmup out.
+pub fn ab_title(warmup_ns: u64) -> String {
+    match warmup_phrase(warmup_ns) {
+        Some(p) => format!("{AB_TITLE}, {p}"),
+        None => AB_TITLE.to_string(),
+    }
+}
 
 /// [`compare`] from [`pipe_rows`].
 pub fn compare_rows(
@@ -1125,6 +1160,7 @@ mod tests {
         );
         SimResult {
             sim_ns: 1_000_000_000,
+            warmup_ns: 0,
             partial: None,
             events: 12345,
             by_name: vec![
@@ -1192,6 +1228,7 @@ mod tests {
         };
         SimResult {
             sim_ns: 63_000_000_000,
+            warmup_ns: 0,
             partial: None,
             events: 1,
             by_name: vec![
@@ -1693,6 +1730,7 @@ mod mmtests_tests {
         };
         SimResult {
             sim_ns: 1,
+            warmup_ns: 0,
             partial: None,
             events: 1,
             by_name: vec![NameResult {

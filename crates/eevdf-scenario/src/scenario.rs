@@ -7,6 +7,7 @@
 //! kernel v7.2
 //! hz 250
 //! duration 130s
+//! warmup 1s
 //! seed 1
 //! preempt full
 //! features NO_RUN_TO_PARITY PREEMPT_SHORT PS_SET_NEXT_BUDDY
@@ -26,6 +27,10 @@
 //! key order, default values left out, durations in the largest unit that
 //! keeps them integral. Every error is a [`ParseError`] pointing at the
 //! offending token.
+//!
+//! `warmup` (default 0, so every older text keeps its results) leaves
+//! wakeups that began before it out of the latency statistics, in the
+//! simulator and in a kernel run alike.
 //!
 //! Without a `preempt` line the kernel profile's model applies
 //! ([`PreemptModel::for_profile`]: `lazy` for 7.x, `voluntary` for 6.x),
@@ -96,12 +101,12 @@ const DEFAULT_SB_THINK: Nanos = MS;
 const DEFAULT_GROUP_WEIGHT: u32 = 100;
 
 const DIRECTIVES: &[&str] = &[
-    "engine", "machine", "kernel", "hz", "duration", "seed", "preempt", "features", "sysctl",
-    "costs", "group", "task", "end",
+    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
+    "sysctl", "costs", "group", "task", "end",
 ];
 const SETTABLE: &[&str] = &[
-    "engine", "machine", "kernel", "hz", "duration", "seed", "preempt", "features", "sysctl",
-    "costs",
+    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
+    "sysctl", "costs",
 ];
 const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
@@ -377,8 +382,11 @@ impl Scenario {
             format!("kernel {}", self.features.profile.name()),
             format!("hz {}", sim.hz),
             format!("duration {}", fmt_duration(sim.duration_ns)),
-            format!("seed {}", sim.seed),
         ];
+        if sim.warmup_ns > 0 {
+            lines.push(format!("warmup {}", fmt_duration(sim.warmup_ns)));
+        }
+        lines.push(format!("seed {}", sim.seed));
         if let Some(p) = self.preempt {
             lines.push(format!("preempt {}", p.name()));
         }
@@ -1391,6 +1399,17 @@ impl Builder {
                 };
                 self.sc.sim.duration_ns = dur_val(line, &kv, 1, MAX_DURATION_NS)?;
             }
+            "warmup" => {
+                self.once(line, d.col, "warmup")?;
+                let v = single(line, toks, "warmup 1s")?;
+                let kv = Kv {
+                    key: "warmup",
+                    val: v.s,
+                    kcol: d.col,
+                    vcol: v.col,
+                };
+                self.sc.sim.warmup_ns = dur_val(line, &kv, 0, MAX_DURATION_NS)?;
+            }
             "seed" => {
                 self.once(line, d.col, "seed")?;
                 let v = single(line, toks, "seed 1")?;
@@ -1891,6 +1910,24 @@ impl Builder {
             wake_ns: wake.unwrap_or(d.wake_ns),
             migrate_ns: migrate.unwrap_or(d.migrate_ns),
         };
+        let sim = &self.sc.sim;
+        if sim.warmup_ns >= sim.duration_ns {
+            let line = self
+                .seen
+                .iter()
+                .find(|(k, _)| k == "warmup")
+                .map_or(at.map_or(0, |a| a.0), |(_, l)| *l);
+            return Err(ParseError::new(
+                line,
+                1,
+                format!(
+                    "warmup {} leaves nothing of duration {} to measure",
+                    fmt_duration(sim.warmup_ns),
+                    fmt_duration(sim.duration_ns)
+                ),
+                "make `warmup` shorter than `duration`",
+            ));
+        }
         let nr = self.sc.machine.nr_cpus();
         for (i, t) in self.sc.sim.tasks.iter().enumerate() {
             let pos = self.tasks.get(i);
@@ -2152,6 +2189,35 @@ end
         }
         assert!(!e.message.is_empty() && !e.hint.is_empty(), "{e}");
         e
+    }
+
+    #[test]
+    fn warmup_is_canonical_after_duration_and_left_out_at_zero() {
+        let s = Scenario::parse(&wrap("seed 2\nwarmup 1500ms\nduration 3s")).unwrap();
+        assert_eq!(s.sim.warmup_ns, 1_500_000_000);
+        let t = s.to_text();
+        assert!(t.contains("duration 3s\nwarmup 1500ms\nseed 2\n"), "{t}");
+        assert_eq!(Scenario::parse(&t).unwrap(), s);
+        let none = Scenario::parse(&wrap("warmup 0")).unwrap();
+        assert_eq!(none.sim.warmup_ns, 0);
+        assert!(!none.to_text().contains("warmup"));
+        let mut set = Scenario::parse(&wrap("duration 2s")).unwrap();
+        set.set("warmup=500ms").unwrap();
+        assert_eq!(set.sim.warmup_ns, 500_000_000);
+    }
+
+    #[test]
+    fn warmup_must_leave_something_to_measure() {
+        err_at(
+            &wrap("duration 2s\nwarmup 2s"),
+            3,
+            1,
+            &["warmup 2s", "duration 2s", "shorter"],
+        );
+        err_at(&wrap("warmup 1s\nwarmup 1s"), 3, 1, &["duplicate `warmup`"]);
+        err_at(&wrap("warmup 1"), 2, 8, &["unit"]);
+        let mut sc = Scenario::parse(&wrap("duration 2s")).unwrap();
+        assert!(sc.set("warmup=3s").is_err());
     }
 
     #[test]

@@ -248,6 +248,10 @@ pub struct SimConfig {
     pub costs: Costs,
     pub seed: u64,
     pub duration_ns: Nanos,
+    /// Wakeups (and schbench requests) that began before this time are
+    /// left out of the latency statistics: start-up is not steady state.
+    /// Everything else (CPU time, switches, messages) counts from 0.
+    pub warmup_ns: Nanos,
     pub groups: Vec<GroupSpec>,
     pub tasks: Vec<TaskSpec>,
     /// Every CPU's first tick after the start, in `0..tick`: a kernel's
@@ -273,6 +277,7 @@ impl Default for SimConfig {
             costs: Costs::default(),
             seed: 1,
             duration_ns: 10_000_000_000,
+            warmup_ns: 0,
             groups: Vec::new(),
             tasks: Vec::new(),
             tick_phase_ns: None,

@@ -93,6 +93,8 @@ pub struct SimResult {
     /// Simulated time covered: the duration, or where a partial run
     /// stopped.
     pub sim_ns: Nanos,
+    /// The scenario's `warmup`: latencies count wakeups from here on.
+    pub warmup_ns: Nanos,
     /// `Some` when the event budget stopped the run early.
     pub partial: Option<Partial>,
     pub events: u64,

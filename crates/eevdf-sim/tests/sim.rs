@@ -483,3 +483,30 @@ fn an_invalid_machine_is_an_error_not_a_flat_one() {
     let sim = eevdf_sim::Sim::try_new(c).expect("rb5 builds");
     assert_eq!(sim.topology().nr_cpus(), 8);
 }
+
+#[test]
+fn warmup_leaves_out_early_wakeups_and_changes_nothing_else() {
+    let mk = |warmup_ns| {
+        let mut c = cfg(1, 250, 2, &["NO_PREEMPT_SHORT"]);
+        c.warmup_ns = warmup_ns;
+        c.tasks = vec![timer("ct", 1_000_000, Some(100_000)), hog("h", 0, None)];
+        simulate(c)
+    };
+    let (all, warm) = (mk(0), mk(1_500_000_000));
+    let lat = |r: &SimResult| r.by_name.iter().find(|n| n.name == "ct").unwrap().latency;
+    let (la, lw) = (lat(&all), lat(&warm));
+    // A quarter of the 2 s remains: about 500 of about 2000 wakeups.
+    assert!(
+        (450..=550).contains(&lw.samples),
+        "{} of {}",
+        lw.samples,
+        la.samples
+    );
+    assert!(la.samples > 3 * lw.samples);
+    assert!(lw.max <= la.max);
+    // The schedule itself is untouched.
+    assert_eq!(all.totals.switches, warm.totals.switches);
+    assert_eq!(all.events, warm.events);
+    let cpu = |r: &SimResult| r.by_name.iter().map(|n| n.cpu_ns).collect::<Vec<_>>();
+    assert_eq!(cpu(&all), cpu(&warm));
+}

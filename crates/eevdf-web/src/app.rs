@@ -702,15 +702,24 @@ pub fn app() -> Html {
             html! { <p class="muted" data-testid="worker-pending">{ "Simulating in the worker…" }</p> }
         }
         (Some(live), None) => {
+            let warmup = last_good_sc.as_ref().map_or(0, |sc| sc.sim.warmup_ns);
             let caption = format!(
-                "Wakeup latency (µs){}, {:.2} of {:.1} s simulated, {} events",
+                "Wakeup latency (µs){}, {:.2} of {:.1} s simulated, {} events{}",
                 match &*ab_labels {
                     Some((a, b)) => format!(": A = pinned baseline ({a}), B = current ({b})"),
                     None => String::new(),
                 },
                 live.sim_ns as f64 / 1e9,
                 live.duration_ns as f64 / 1e9,
-                live.events
+                live.events,
+                if warmup > 0 {
+                    format!(
+                        ", wakeups in the first {:.3} s left out (warmup)",
+                        warmup as f64 / 1e9
+                    )
+                } else {
+                    String::new()
+                }
             );
             html! {
                 <>

@@ -69,6 +69,9 @@ pub struct RunOpts {
     /// Report only after the window's end, even when every thread is
     /// done earlier (child processes: exiting would perturb the run).
     pub hold_until_end: bool,
+    /// Wakeups that began this long after the window opened or later
+    /// are measured (the scenario's `warmup`; set by [`run_directive`]).
+    pub warmup_ns: Nanos,
 }
 
 /// Runs directive `d` of `cfg` and returns its part of the report
@@ -80,6 +83,10 @@ pub fn run_directive(
     hs: &mut dyn Handshake,
 ) -> GuestReport {
     let mut report = GuestReport::new();
+    let opts = &RunOpts {
+        warmup_ns: cfg.warmup_ns,
+        ..opts.clone()
+    };
     if let Err(e) = try_directive(cfg, d, opts, hs, &mut report) {
         report.error.get_or_insert(e);
     }
@@ -179,6 +186,8 @@ enum Work {
 /// What a thread sees while it runs.
 struct Ctx<'a> {
     window: Window,
+    /// Wakeups due before this are not measured (the `warmup`).
+    measure_from: Nanos,
     /// Absolute start; `None` = runs only when woken.
     start: Option<Nanos>,
     me: usize,
@@ -191,9 +200,12 @@ impl Ctx<'_> {
         &self.shared.records[self.me]
     }
 
-    /// Records one wakeup latency of this thread.
-    fn sample(&self, latency: Nanos) {
-        self.record().lock().hist.record(latency);
+    /// Records the latency of one wakeup due at `due`, unless it was due
+    /// before the warmup's end (as the simulator leaves it out).
+    fn sample(&self, due: Nanos, woke: Nanos) {
+        if due >= self.measure_from {
+            self.record().lock().hist.record(woke.saturating_sub(due));
+        }
     }
 }
 

@@ -23,7 +23,7 @@ pub(super) fn run(
         if woke > ctx.window.t1 {
             return Ok(None);
         }
-        ctx.sample(woke.saturating_sub(activation));
+        ctx.sample(activation, woke);
         ctx.burner.burn(run_ns);
         let now = clock::now();
         // An absolute sleep to now + sleep_ns is the relative sleep with

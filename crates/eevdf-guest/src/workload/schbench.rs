@@ -95,7 +95,7 @@ impl Message {
             if woke > t1 {
                 return Ok(None);
             }
-            ctx.sample(woke.saturating_sub(next));
+            ctx.sample(next, woke);
         }
     }
 }
@@ -121,14 +121,16 @@ impl Worker {
             if woke > t1 {
                 return Ok(None);
             }
-            ctx.sample(woke.saturating_sub(asked));
+            ctx.sample(asked, woke);
             ctx.burner.burn(self.request_ns);
             let done = clock::now();
             if done <= t1 {
-                ctx.record()
-                    .lock()
-                    .requests
-                    .record(done.saturating_sub(asked));
+                if asked >= ctx.measure_from {
+                    ctx.record()
+                        .lock()
+                        .requests
+                        .record(done.saturating_sub(asked));
+                }
                 ctx.record().count.fetch_add(1, Ordering::AcqRel);
             }
             stamp.store(0, Ordering::Release);

@@ -31,6 +31,8 @@ pub(super) struct Shared {
     go: OnceLock<Option<Window>>,
     done: AtomicUsize,
     pub(super) stop: AtomicBool,
+    /// The scenario's `warmup` (see `Ctx::measure_from`).
+    warmup_ns: Nanos,
 }
 
 impl Shared {
@@ -106,6 +108,7 @@ pub(super) fn run_threads(
         go: OnceLock::new(),
         done: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
+        warmup_ns: opts.warmup_ns,
     });
     let spec_arc = Arc::new(spec.clone());
     let cpus: Option<Arc<[u32]>> = cpus.map(Into::into);
@@ -230,6 +233,7 @@ fn thread_main(
     }
     let mut ctx = Ctx {
         window,
+        measure_from: window.t0.saturating_add(sh.warmup_ns),
         start: start.map(|s| window.t0.saturating_add(s)),
         me,
         shared: sh,

@@ -19,7 +19,7 @@ pub(super) fn run(ctx: &mut Ctx, period_ns: Nanos, run_ns: Nanos) -> Result<Opti
         if woke > ctx.window.t1 {
             return Ok(None);
         }
-        ctx.sample(woke.saturating_sub(expiry));
+        ctx.sample(expiry, woke);
         ctx.burner.burn(run_ns);
         let now = clock::now();
         expiry = expiry.saturating_add(period_ns);

@@ -1003,7 +1003,7 @@ impl Sim {
         c.run_start = start;
         let t = &mut self.threads[tid];
         t.state = State::Running;
-        if let Some(stamp) = t.wake_stamp.take() {
+        if let Some(stamp) = t.wake_stamp.take().filter(|&s| s >= self.cfg.warmup_ns) {
             let lat = first_instruction.saturating_sub(stamp);
             t.hist.record(lat);
             if self.observers.wants(Interest::LATENCY) {
@@ -1247,7 +1247,9 @@ impl Sim {
                 let d = self.threads[tid].directive;
                 if let Some(a) = asked {
                     self.sch_requests[d] += 1;
-                    self.sch_hist[d].record(now - a);
+                    if a >= self.cfg.warmup_ns {
+                        self.sch_hist[d].record(now - a);
+                    }
                 }
                 self.threads[tid].role = Role::Worker {
                     request,
@@ -1373,6 +1375,7 @@ impl Sim {
         });
         SimResult {
             sim_ns: end,
+            warmup_ns: self.cfg.warmup_ns,
             partial,
             events: self.events,
             by_name,
