@@ -12,6 +12,31 @@ pub struct Preset {
     pub source: &'static str,
     /// Canonical scenario text (what [`crate::scenario::Scenario::to_text`] prints).
     pub text: &'static str,
+    /// The one change that shows what the preset is about, if it has one
+    /// (a test runs every flip and checks its claim).
+    pub flip: Option<Flip>,
+}
+
+/// A feature token and the percentile it moves by at least a fifth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flip {
+    /// Applied over the preset's features, e.g. `NO_PREEMPT_SHORT`.
+    pub token: &'static str,
+    /// The task name whose latency moves.
+    pub task: &'static str,
+    /// `p90`, `p99` or `p99.9`.
+    pub pct: &'static str,
+    /// Whether the percentile rises (gets worse) with the token.
+    pub rises: bool,
+}
+
+const fn rises(token: &'static str, task: &'static str, pct: &'static str) -> Option<Flip> {
+    Some(Flip {
+        token,
+        task,
+        pct,
+        rises: true,
+    })
 }
 
 /// Every preset; the first is the one the web page opens with.
@@ -32,6 +57,7 @@ task ct kind=timer period=3777us slice=8ms
 task hog kind=hog count=4 slice=16ms
 end
 ",
+        flip: None,
     },
     Preset {
         name: "two-tasks",
@@ -49,6 +75,7 @@ task a kind=hog
 task b kind=hog nice=5
 end
 ",
+        flip: None,
     },
     Preset {
         name: "preempt-short",
@@ -66,6 +93,7 @@ task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "hackbench-1g",
@@ -83,6 +111,7 @@ task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench mode=thread ipc=pipe slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "t1-clear-buddies",
@@ -102,6 +131,7 @@ task hb kind=hackbench groups=2 mode=thread ipc=pipe slice=20ms group=/A
 task ct kind=timer period=2777us slice=8ms group=/B
 end
 ",
+        flip: rises("NO_PS_CLEAR_BUDDY", "ct", "p99"),
     },
     Preset {
         name: "s08-ct-alone",
@@ -118,6 +148,7 @@ seed 1
 task ct kind=timer period=3777us slice=8ms
 end
 ",
+        flip: None,
     },
     Preset {
         name: "s08-ct-rtapp",
@@ -135,6 +166,7 @@ task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=16 run=8177us sleep=17777us slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "s08-ct-hackbench",
@@ -152,6 +184,7 @@ task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench mode=thread ipc=pipe slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "v2-ct-alone",
@@ -168,6 +201,7 @@ seed 1
 task ct kind=timer period=3777us slice=8ms
 end
 ",
+        flip: None,
     },
     Preset {
         name: "v2-ct-rtapp",
@@ -185,6 +219,7 @@ task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=16 run=8177us sleep=17777us slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "v2-ct-hackbench",
@@ -202,6 +237,7 @@ task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench mode=thread ipc=pipe slice=16ms
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "v2-ct-rtapp-default",
@@ -219,6 +255,7 @@ task ct kind=timer period=3777us
 task rt kind=periodic count=16 run=8177us sleep=17777us
 end
 ",
+        flip: None,
     },
     Preset {
         name: "nb-v5-schbench",
@@ -235,6 +272,7 @@ seed 1
 task sb kind=schbench messages=2 workers=40 request=4ms think=8ms
 end
 ",
+        flip: rises("NO_NEXT_BUDDY", "sb", "p99"),
     },
     Preset {
         name: "nb-v5-hackbench",
@@ -251,6 +289,7 @@ seed 1
 task hb kind=hackbench groups=12 ipc=pipe
 end
 ",
+        flip: None,
     },
     Preset {
         name: "madadi-starvation",
@@ -268,6 +307,7 @@ task sb kind=schbench messages=4 workers=16 request=50us think=200us
 task hog kind=hog count=8
 end
 ",
+        flip: None,
     },
     Preset {
         name: "flatten-hackbench",
@@ -284,6 +324,7 @@ seed 1
 task hb kind=hackbench groups=8 mode=thread ipc=pipe
 end
 ",
+        flip: None,
     },
     Preset {
         name: "lag-across-sleep",
@@ -301,6 +342,7 @@ task sleeper kind=periodic run=3ms sleep=7ms
 task hog kind=hog
 end
 ",
+        flip: rises("NO_PLACE_LAG", "sleeper", "p90"),
     },
     Preset {
         name: "run-to-parity",
@@ -318,6 +360,7 @@ task a kind=hog slice=3ms
 task b kind=hog slice=2ms
 end
 ",
+        flip: None,
     },
     Preset {
         name: "fidelity-ct-alone",
@@ -334,6 +377,7 @@ seed 1
 task ct kind=timer period=1ms slice=100us
 end
 ",
+        flip: None,
     },
     Preset {
         name: "fidelity-ct-1hog",
@@ -351,6 +395,7 @@ task ct kind=timer period=1ms slice=100us
 task hog kind=hog
 end
 ",
+        flip: None,
     },
     Preset {
         name: "fidelity-ct-4hog",
@@ -368,6 +413,7 @@ task ct kind=timer period=1ms slice=100us
 task hog kind=hog count=4
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p90"),
     },
     Preset {
         name: "fidelity-ct-rtapp",
@@ -385,6 +431,7 @@ task ct kind=timer period=1ms slice=100us
 task rt kind=periodic count=2 run=8177us sleep=17777us
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "fidelity-ct-hackbench",
@@ -402,6 +449,7 @@ task ct kind=timer period=1ms slice=100us
 task hb kind=hackbench fds=10 mode=thread ipc=pipe
 end
 ",
+        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
 ];
 

@@ -247,6 +247,52 @@ fn progress_note(live: &Live, done: bool, stopped: bool, elapsed_ms: f64) -> Str
     }
 }
 
+/// The preset that shows a flip in one click, for presets without one.
+const FIRST_FLIP: &str = "preempt-short";
+
+/// Under a preset's story: its flip as a button ("Try NO_PREEMPT_SHORT:
+/// ct's p99 rises."), or, for a preset without one, a pointer to a
+/// preset that has one.
+fn try_line(
+    p: &eevdf_scenario::presets::Preset,
+    sc: Option<&Scenario>,
+    set_scenario: &Callback<Scenario>,
+    open_preset: &Callback<&'static str>,
+) -> Html {
+    match (p.flip, sc) {
+        (Some(f), Some(sc)) => {
+            let mut next = sc.clone();
+            let ok = next.apply_features(f.token).is_ok();
+            let set = set_scenario.clone();
+            let onclick = Callback::from(move |_: MouseEvent| {
+                if ok {
+                    set.emit(next.clone());
+                }
+            });
+            html! {
+                <p class="try" data-testid="try-flip">
+                    <button type="button" {onclick} data-token={f.token}>{ format!("Try {}", f.token) }</button>
+                    { format!(": {}'s {} {}.", f.task, f.pct, if f.rises { "rises" } else { "falls" }) }
+                    if p.name.starts_with("fidelity-") { { " The real kernel's does too (kernel reference data below)." } }
+                </p>
+            }
+        }
+        (None, _) if p.name != FIRST_FLIP => {
+            let open = open_preset.clone();
+            html! {
+                <p class="try" data-testid="try-preset">
+                    { "New here? " }
+                    <button type="button" onclick={Callback::from(move |_: MouseEvent| open.emit(FIRST_FLIP))}>
+                        { format!("Open {FIRST_FLIP}") }
+                    </button>
+                    { ", then press its Try button: one click shows what PREEMPT_SHORT does." }
+                </p>
+            }
+        }
+        _ => html! {},
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
@@ -571,6 +617,18 @@ pub fn app() -> Html {
             }
         })
     };
+    // A preset by name (the first-time hint's button).
+    let on_preset_name = {
+        let text = text.clone();
+        let immediate = immediate.clone();
+        Callback::from(move |name: &'static str| {
+            if let Some(p) = eevdf_scenario::presets::preset(name) {
+                remember(p.text);
+                *immediate.borrow_mut() = true;
+                text.set(p.text.to_string());
+            }
+        })
+    };
     let on_pin = {
         let baseline = baseline.clone();
         let text = text.clone();
@@ -862,6 +920,7 @@ pub fn app() -> Html {
                                 <summary>{ p.title }</summary>
                                 if !p.source.is_empty() { <pre>{ p.source }</pre> }
                             </details>
+                            { try_line(p, parsed.as_ref().ok(), &set_scenario, &on_preset_name) }
                         }
                         // The error floats over the (inert) pane below, so
                         // typing never moves the page.
