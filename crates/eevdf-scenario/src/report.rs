@@ -581,12 +581,23 @@ pub fn text(r: &SimResult) -> String {
     );
     out.push('\n');
 
+    // When the worst wakeup was due, as `perf sched latency` prints it:
+    // a max in the first milliseconds is start-up (see `warmup`).
     let rows: Vec<Vec<String>> = r
         .by_name
         .iter()
-        .map(|n| latency_cells(&n.name, &n.latency))
+        .map(|n| {
+            let mut row = latency_cells(&n.name, &n.latency);
+            row.push(match n.latency.max_at {
+                Some(at) if n.latency.samples > 0 => s_text(at),
+                _ => "-".to_string(),
+            });
+            row
+        })
         .collect();
-    table(&mut out, &latency_head("latency us"), &rows, TEXT_WIDTH);
+    let mut head = latency_head("latency us");
+    head.push("max at s");
+    table(&mut out, &head, &rows, TEXT_WIDTH);
     out.push('\n');
 
     let rows: Vec<Vec<String>> = r
@@ -1130,6 +1141,7 @@ mod tests {
             p99,
             p99_9,
             max,
+            max_at: None,
         }
     }
 
@@ -1596,9 +1608,9 @@ NAME        tasks  samples   cpu ms
 cyclictest      1        3    2.650
 hog             2        0  998.001
 
-latency us    min     p50       p90       p99     p99.9       max
-cyclictest  3.012  59.000  6165.499  6165.499  6165.499  6165.499
-hog             -       -         -         -         -         -
+latency us    min     p50       p90       p99     p99.9       max  max at s
+cyclictest  3.012  59.000  6165.499  6165.499  6165.499  6165.499         -
+hog             -       -         -         -         -         -         -
 
 CPU   busy ms  busy %  switches
 0    1000.000   100.0        10
@@ -1727,6 +1739,7 @@ mod mmtests_tests {
             p99: 119_610,
             p99_9: p999,
             max: p999,
+            max_at: None,
         };
         SimResult {
             sim_ns: 1,

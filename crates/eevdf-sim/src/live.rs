@@ -52,9 +52,18 @@ pub struct LiveHist {
     sum_ns: u128,
     min: Nanos,
     max: Nanos,
+    max_at: Option<Nanos>,
 }
 
 impl LiveHist {
+    /// Records a wakeup due at `at` with latency `v`.
+    pub fn record_at(&mut self, v: Nanos, at: Nanos) {
+        if self.samples == 0 || v > self.max {
+            self.max_at = Some(at);
+        }
+        self.record(v);
+    }
+
     pub fn record(&mut self, v: Nanos) {
         let b = bucket(v);
         debug_assert!(b < LIVE_BUCKETS, "bucket {b} of {v}");
@@ -106,6 +115,7 @@ impl LiveHist {
             p99: out[2],
             p99_9: out[3],
             max: self.max,
+            max_at: self.max_at,
         }
     }
 
@@ -144,10 +154,16 @@ impl LiveLatency {
 
 impl Observer for LiveLatency {
     fn event(&mut self, e: &SimEvent) {
-        if let SimEvent::Latency { task, latency, .. } = *e {
+        if let SimEvent::Latency {
+            task,
+            latency,
+            woke,
+            ..
+        } = *e
+        {
             let d = self.directive_of.get(task as Tid).copied();
             if let Some(h) = d.and_then(|d| self.hists.get_mut(d)) {
-                h.record(latency);
+                h.record_at(latency, woke);
             }
         }
     }

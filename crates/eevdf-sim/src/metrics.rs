@@ -25,6 +25,10 @@ pub struct LatencyStats {
     pub p99: Nanos,
     pub p99_9: Nanos,
     pub max: Nanos,
+    /// When the wakeup with the max latency was due (the first of equal
+    /// ones), as `perf sched latency` shows it; `None` when the samples
+    /// came without times (a kernel run's histogram).
+    pub max_at: Option<Nanos>,
 }
 
 impl LatencyStats {
@@ -55,6 +59,7 @@ pub struct LatencyHist {
     sum_ns: u128,
     min: Nanos,
     max: Nanos,
+    max_at: Option<Nanos>,
     /// Significant bits kept per value (64 = exact).
     bits: u32,
 }
@@ -86,11 +91,20 @@ impl LatencyHist {
             sum_ns: 0,
             min: 0,
             max: 0,
+            max_at: None,
             bits: 64,
         }
     }
 
     pub fn record(&mut self, v: Nanos) {
+        self.record_n(v, 1);
+    }
+
+    /// Records a wakeup due at `at` with latency `v`.
+    pub fn record_at(&mut self, v: Nanos, at: Nanos) {
+        if self.samples == 0 || v > self.max {
+            self.max_at = Some(at);
+        }
         self.record_n(v, 1);
     }
 
@@ -121,6 +135,9 @@ impl LatencyHist {
     pub fn merge(&mut self, other: &LatencyHist) {
         if other.samples == 0 {
             return;
+        }
+        if self.samples == 0 || other.max > self.max {
+            self.max_at = other.max_at;
         }
         if self.samples == 0 {
             self.min = other.min;
@@ -188,6 +205,7 @@ impl LatencyHist {
             p99: p(99, 100),
             p99_9: p(999, 1000),
             max: self.max,
+            max_at: self.max_at,
         }
     }
 }
@@ -196,6 +214,27 @@ impl LatencyHist {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn max_at_is_the_first_wakeup_with_the_max_and_merges_with_it() {
+        let mut a = LatencyHist::new();
+        for (v, at) in [(5, 10), (9, 20), (9, 30), (2, 40)] {
+            a.record_at(v, at);
+        }
+        assert_eq!((a.stats().max, a.stats().max_at), (9, Some(20)));
+        let mut b = LatencyHist::new();
+        b.record_at(12, 7);
+        let mut m = a.clone();
+        m.merge(&b);
+        assert_eq!(m.stats().max_at, Some(7));
+        let mut m = b.clone();
+        m.merge(&a);
+        assert_eq!(m.stats().max_at, Some(7));
+        // Untimed samples (a kernel run's histogram) know no time.
+        let mut k = LatencyHist::new();
+        k.record_n(9, 3);
+        assert_eq!(k.stats().max_at, None);
+    }
 
     #[test]
     fn rank_rule_matches_cyclictest() {

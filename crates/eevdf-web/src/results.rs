@@ -43,6 +43,17 @@ fn lat(r: &Row, v: f64) -> String {
     }
 }
 
+/// When the max's wakeup was due, under it: a max in the first
+/// milliseconds is start-up (a `warmup` leaves it out).
+fn max_at(r: &Row) -> Html {
+    match r.max_at_s {
+        Some(s) => {
+            html! { <small class="max-at" data-max-at={format!("{s:.6}")}>{ format!("at {s:.3} s") }</small> }
+        }
+        None => html! {},
+    }
+}
+
 fn values(r: &Row) -> [f64; 5] {
     [r.p50, r.p90, r.p99, r.p99_9, r.max]
 }
@@ -64,8 +75,10 @@ fn cells(r: &Row, jump: Option<Callback<MouseEvent>>) -> Html {
                         <td data-us={us}>
                             <button type="button" class="jump" onclick={j.clone()} data-testid="jump"
                                     title="Show this wakeup in teaching mode">{ lat(r, *v) }</button>
+                            { max_at(r) }
                         </td>
                     },
+                    (None, true) => html! { <td data-us={us}>{ lat(r, *v) }{ max_at(r) }</td> },
                     _ => html! { <td data-us={us}>{ lat(r, *v) }</td> },
                 }
             }) }
@@ -448,6 +461,7 @@ mod tests {
             p99,
             p99_9: 0.0,
             max: 0.0,
+            max_at_s: None,
             min: 0.0,
             avg: 0.0,
         }

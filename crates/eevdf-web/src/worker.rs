@@ -72,6 +72,9 @@ pub struct Row {
     pub p99: f64,
     pub p99_9: f64,
     pub max: f64,
+    /// When the max's wakeup was due, seconds (`perf sched latency`).
+    #[serde(default)]
+    pub max_at_s: Option<f64>,
     /// cyclictest's Min and Avg, µs.
     pub min: f64,
     pub avg: f64,
@@ -193,6 +196,7 @@ fn row(name: &str, tasks: u32, cpu_ns: u64, machine_ns: f64, l: &LatencyStats) -
         p99: us(l.p99),
         p99_9: us(l.p99_9),
         max: us(l.max),
+        max_at_s: l.max_at.filter(|_| l.samples > 0).map(|at| at as f64 / 1e9),
         min: us(l.min),
         avg: (l.mean_ns() * 1000.0).round() / 1e6,
     }

@@ -1005,7 +1005,7 @@ impl Sim {
         t.state = State::Running;
         if let Some(stamp) = t.wake_stamp.take().filter(|&s| s >= self.cfg.warmup_ns) {
             let lat = first_instruction.saturating_sub(stamp);
-            t.hist.record(lat);
+            t.hist.record_at(lat, stamp);
             if self.observers.wants(Interest::LATENCY) {
                 self.observers.emit(SimEvent::Latency {
                     ts: now,
