@@ -488,7 +488,8 @@ fn render_ab(
     base: &str,
 ) -> Result<String, BadInput> {
     let (la, lb) = pair.labels();
-    let table = report::compare(ra, &la, rb, &lb, &report::ab_title(rb.warmup_ns));
+    let title = report::ab_title(ra.warmup_ns, rb.warmup_ns);
+    let table = report::compare(ra, &la, rb, &lb, &title);
     Ok(match format {
         Format::Text => format!("{}\n{table}", report::text(rb)),
         Format::Lkml => table,
@@ -597,7 +598,7 @@ fn compare(
         let (la, lb) = pair.labels();
         let (ra, _) = run_sim(sa);
         let (rb, _) = run_sim(&pair.b);
-        let title = report::ab_title(rb.warmup_ns);
+        let title = report::ab_title(ra.warmup_ns, rb.warmup_ns);
         return compare_out(style, &ra, &la, &rb, &lb, &title);
     }
     if pair.a.is_some() {
@@ -635,7 +636,8 @@ fn compare(
     let lb = label(&sb, b_features, &sb.features.profile.to_string());
     let (ra, _) = run_sim(&sa);
     let (rb, _) = run_sim(&sb);
-    compare_out(style, &ra, &la, &rb, &lb, "scheduling latency (us)")
+    let title = report::latency_title("scheduling latency (us)", ra.warmup_ns, rb.warmup_ns);
+    compare_out(style, &ra, &la, &rb, &lb, &title)
 }
 
 fn compare_out(

@@ -925,12 +925,25 @@ pub fn pipe_rows(r: &SimResult) -> Vec<PipeRow> {
 /// The table title of an A/B run, in the CLI's and the page's mail.
 pub const AB_TITLE: &str = "scheduling latency (us): A = baseline, B = scenario";
 
-/// [`AB_TITLE`], saying so when B leaves a warmup out.
-pub fn ab_title(warmup_ns: u64) -> String {
-    match warmup_phrase(warmup_ns) {
-        Some(p) => format!("{AB_TITLE}, {p}"),
-        None => AB_TITLE.to_string(),
+/// [`AB_TITLE`] with [`latency_title`]'s warmup note.
+pub fn ab_title(a_warmup_ns: u64, b_warmup_ns: u64) -> String {
+    latency_title(AB_TITLE, a_warmup_ns, b_warmup_ns)
+}
+
+/// A comparison's `title`, saying so when A or B leaves a warmup out.
+pub fn latency_title(title: &str, a_warmup_ns: u64, b_warmup_ns: u64) -> String {
+    if a_warmup_ns == b_warmup_ns {
+        return match warmup_phrase(b_warmup_ns) {
+            Some(p) => format!("{title}, {p}"),
+            None => title.to_string(),
+        };
     }
+    let d = crate::scenario::fmt_duration;
+    format!(
+        "{title}, latency after a warmup of {} (A) and {} (B)",
+        d(a_warmup_ns),
+        d(b_warmup_ns)
+    )
 }
 
 /// [`compare`] from [`pipe_rows`].
@@ -1110,6 +1123,20 @@ pub fn schbench_block(title: &str, s: &LatencyStats, runtime_s: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comparison_titles_name_the_warmup_of_each_side() {
+        assert_eq!(latency_title("t", 0, 0), "t");
+        assert_eq!(
+            latency_title("t", 1_000_000_000, 1_000_000_000),
+            "t, latency after a 1s warmup"
+        );
+        assert_eq!(
+            latency_title("t", 0, 500_000_000),
+            "t, latency after a warmup of 0s (A) and 500ms (B)"
+        );
+        assert_eq!(ab_title(0, 0), AB_TITLE);
+    }
     use eevdf_sim::{CpuResult, HackbenchResult, SchbenchResult, TaskResult, Totals};
 
     #[test]

@@ -459,7 +459,9 @@ fn fidelity_seeds_report() {
          side is the median over seeds 1..={nseeds} of the preset with the line's edits. \
          A direction agrees when published and simulated B/A move the same way; a \
          simulated change within ±{:.0} % counts as flat (it agrees only with a flat \
-         published change).\n",
+         published change). Simulated `hbtime` values are seconds per million \
+         messages (1/throughput), not the benchmark's run time: only their B/A \
+         compares with the published seconds.\n",
         FLAT * 100.0
     );
     let _ = writeln!(md, "## Summary\n");

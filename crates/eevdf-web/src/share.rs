@@ -40,7 +40,8 @@ pub fn split_pin(text: String) -> (String, Option<String>) {
 /// comparison table labelled by what differs, and the link.
 pub fn ab_mail(pair: &Pair, a: &[PipeRow], b: &[PipeRow], base: &str) -> String {
     let (la, lb) = pair.labels();
-    let title = report::ab_title(pair.b.sim.warmup_ns);
+    let a_warmup = pair.a.as_ref().map_or(0, |a| a.sim.warmup_ns);
+    let title = report::ab_title(a_warmup, pair.b.sim.warmup_ns);
     let table = report::compare_rows(a, &la, b, &lb, &title);
     report::mail(
         &pair.to_text(),
