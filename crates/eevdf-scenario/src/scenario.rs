@@ -1308,6 +1308,28 @@ impl Builder {
         Ok(())
     }
 
+    /// A directive that is set once and takes one duration of at least
+    /// `lo` (`duration`, `warmup`).
+    fn duration_line(
+        &mut self,
+        line: usize,
+        col: usize,
+        toks: &[Tok<'_>],
+        key: &'static str,
+        example: &str,
+        lo: Nanos,
+    ) -> Result<Nanos, ParseError> {
+        self.once(line, col, key)?;
+        let v = single(line, toks, example)?;
+        let kv = Kv {
+            key,
+            val: v.s,
+            kcol: col,
+            vcol: v.col,
+        };
+        dur_val(line, &kv, lo, MAX_DURATION_NS)
+    }
+
     fn directive(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
         let Some(&d) = toks.first() else {
             return Ok(());
@@ -1389,26 +1411,12 @@ impl Builder {
                 }
             }
             "duration" => {
-                self.once(line, d.col, "duration")?;
-                let v = single(line, toks, "duration 10s")?;
-                let kv = Kv {
-                    key: "duration",
-                    val: v.s,
-                    kcol: d.col,
-                    vcol: v.col,
-                };
-                self.sc.sim.duration_ns = dur_val(line, &kv, 1, MAX_DURATION_NS)?;
+                self.sc.sim.duration_ns =
+                    self.duration_line(line, d.col, toks, "duration", "duration 10s", 1)?;
             }
             "warmup" => {
-                self.once(line, d.col, "warmup")?;
-                let v = single(line, toks, "warmup 1s")?;
-                let kv = Kv {
-                    key: "warmup",
-                    val: v.s,
-                    kcol: d.col,
-                    vcol: v.col,
-                };
-                self.sc.sim.warmup_ns = dur_val(line, &kv, 0, MAX_DURATION_NS)?;
+                self.sc.sim.warmup_ns =
+                    self.duration_line(line, d.col, toks, "warmup", "warmup 1s", 0)?;
             }
             "seed" => {
                 self.once(line, d.col, "seed")?;

@@ -668,7 +668,7 @@ pub fn app() -> Html {
                     &sc.to_text(),
                     eevdf_scenario::report::SIMULATED_BY,
                     table,
-                    &format!("{}#{}", page_base(), eevdf_scenario::link::fragment(&sc)),
+                    &format!("{}#{}", page_base(), share::fragment(&sc, None)),
                 )),
                 (Some(_), _, Some(rb), Some(ra)) if l.done && a.done => {
                     Some(share::ab_mail(&pair, ra, rb, &page_base()))
