@@ -47,7 +47,7 @@ pub static PRESETS: &[Preset] = &[
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine smp4
 kernel v7.1
 hz 250
@@ -65,7 +65,7 @@ end
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.1
 hz 1000
@@ -83,7 +83,7 @@ end
         source: "Teaching preset: flip PREEMPT_SHORT and watch ct's p99 go from the floor to the competitors' protection window.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.1
 hz 250
@@ -101,7 +101,7 @@ end
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine smp8
 kernel v7.1
 hz 250
@@ -119,7 +119,7 @@ end
         source: "[PATCH] sched/fair: clear buddies for preempt_short (Vincent Guittot, 10 Apr 2026). Published, cyclictest us, tip 8/20 vs tip+patch: P99 1273 / 74, P99.9 4751 / 663, Max 8655 / 3934; default 2.8 ms slices: P99 1047, P99.9 2431, Max 4694. Toggle: PS_CLEAR_BUDDY (on in v7.1; NO_PS_CLEAR_BUDDY for tip).",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -139,7 +139,7 @@ end
         source: "[PATCH 0/8] sched/fair: Improving latency of short slice tasks. Published tip vs series: P99 91 / 90, P99.9 126 / 108, Max 2273 / 1018. Series toggles: PROT_SET=CAP_MIN_SLICE PROT_UPDATE=ALIGN PS_SHORT_BUDDY_TIE LAG_DECAY_SLEEP LAG_RESET_IDLE MINSLICE_PERCPU WA_SLICE SIS_SLICE.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -156,7 +156,7 @@ end
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 66 / 66, P99.9 1104 / 832, Max 6165 / 3041.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -174,7 +174,7 @@ end
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 75 / 75, P99.9 730 / 637, Max 15996 / 8124.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -192,7 +192,7 @@ end
         source: "[PATCH v2 0/6] sched/fair: Improve scheduling latency of short slice task. Published tip 8 ms / series 8 ms / tip 2.8 ms: P90 80/79/56, P99 93/90/60, P99.9 184/145/67, Max 7526/2649/2647. Series toggles: PS_SET_NEXT_BUDDY PROT_LAG_AWARE PS_IGNORE_NEED_RESCHED PS_CANCEL_IF_ELIGIBLE PROT_ALWAYS_UPDATE PROT_SET=SHORT_AVG.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -209,7 +209,7 @@ end
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 61/66/440, P99 8453/2359/3167, P99.9 14053/5026/5290, Max 20924/7851/8727.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -227,7 +227,7 @@ end
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 63/63/1237, P99 76/79/4575, P99.9 2827/1021/8312, Max 15795/4766/14519.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -245,7 +245,7 @@ end
         source: "[PATCH v2 0/6] default-slice column (tip 2.8/2.8): P90 440, P99 3167, P99.9 5290, Max 8727.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -263,7 +263,7 @@ end
         source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22; RPS 8987/9218. Two message threads (one per node) of 40 workers; the request and think times give the published RPS (about 9,900 simulated) and let requests queue. The simulator wakes a message thread's workers together. Compare A --set kernel=v6.18 with B --set kernel=v6.18 --features 'NEXT_BUDDY NB_MODE=MEL_V5' (the same profile on both sides: --set kernel alone also flips NI_RANDOM).",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine xeon-4314-2s
 kernel v6.19-rc1
 hz 250
@@ -280,7 +280,7 @@ end
         source: "[PATCH v5] Reimplement NEXT_BUDDY. Published hackbench-process-pipes seconds, 6.18-rc1 vs v5: 1 group 0.2657/0.2150, 12 groups 1.1500/1.1263, 30 groups 2.3207/2.5053 (-8 %); Graviton3 (Ryan): process-pipes-12 -19.89 %.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine xeon-4314-2s
 kernel v6.19-rc1
 hz 250
@@ -297,7 +297,7 @@ end
         source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread measured stress-ng bogo-ops -64 % next to schbench with v4 of the patch on IBM Power, and bisected a DayTrader regression to the merged v5. This runs v5 (the engine has no v4) on a symmetric SMT laptop stand-in (the thread does not describe the Power machine), so it shows the mechanism, not his numbers. Compare with --features NO_NEXT_BUDDY.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine laptop-4c8t
 kernel v6.19-rc1
 hz 250
@@ -315,7 +315,7 @@ end
         source: "[PATCH v2] sched/fair: Flatten the pick (review, May 2026). Published seconds on RB5 with EAS: tip 2.8 ms 0.748, tip 16 ms 0.621, +flatten 2.8 ms 1.915, +flatten 16 ms 0.689. The flattened hierarchy is not modelled yet; this runs the tip side.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine rb5
 kernel v7.1
 hz 250
@@ -332,7 +332,7 @@ end
         source: "Teaching preset: the sleeper saves its lag when it sleeps and gets it back (inflated by (W + w) / W) when it wakes.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.1
 hz 1000
@@ -350,7 +350,7 @@ end
         source: "Teaching preset (v2 6/6 review): two tasks near V; with NO_RUN_TO_PARITY or PROT_SET=SHORT_AVG they are re-evaluated every tick. Compare switches with --features PROT_SET=SHORT_AVG.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.1
 hz 1000
@@ -368,7 +368,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.2
 hz 250
@@ -385,7 +385,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.2
 hz 250
@@ -403,7 +403,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.2
 hz 250
@@ -421,7 +421,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.2
 hz 250
@@ -439,7 +439,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.6
+engine 0.7
 machine up
 kernel v7.2
 hz 250

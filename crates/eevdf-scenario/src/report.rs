@@ -350,7 +350,7 @@ pub fn mail(scenario_text: &str, provenance: &str, table: &str, link: &str) -> S
 
 /// The mail's provenance line for simulated numbers (a constant, not a
 /// `format!`: the page's wasm budget; a test keeps the version right).
-pub const SIMULATED_BY: &str = "Simulated by eevdf-playground engine 0.6, not a kernel run.";
+pub const SIMULATED_BY: &str = "Simulated by eevdf-playground engine 0.7, not a kernel run.";
 
 /// [`SIMULATED_BY`], for `map_or_else`.
 pub fn simulated_by() -> String {
@@ -1298,7 +1298,7 @@ mod tests {
     #[test]
     fn json_matches_the_schema_exactly() {
         let expected = concat!(
-            r#"{"schema":"eevdf.result.v1","engine":"0.6","scenario":"cpus=2\ntask=x \"q\"","#,
+            r#"{"schema":"eevdf.result.v1","engine":"0.7","scenario":"cpus=2\ntask=x \"q\"","#,
             r#""sim_ns":1000000000,"events":12345,"by_name":{"#,
             r#""cyclictest":{"tasks":1,"samples":3,"cpu_ms":2.65,"latency_us":"#,
             r#"{"min":3.012,"mean":2075.837,"p50":59.0,"p90":6165.499,"p99":6165.499,"#,

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! eevdf-scenario v1
-//! engine 0.6
+//! engine 0.7
 //! machine smp4
 //! kernel v7.2
 //! hz 250
@@ -47,7 +47,7 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
-pub const ENGINE_VERSION: &str = "0.6";
+pub const ENGINE_VERSION: &str = "0.7";
 
 /// `engine` (a checked `X.Y`) is older than `major.minor`.
 pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
@@ -2327,7 +2327,7 @@ end
         assert!(sim.tasks.is_empty() && sim.groups.is_empty());
         assert_eq!(
             s.to_text(),
-            "eevdf-scenario v1\nengine 0.6\nmachine up\nkernel v7.2\nhz 250\n\
+            "eevdf-scenario v1\nengine 0.7\nmachine up\nkernel v7.2\nhz 250\n\
              duration 10s\nseed 1\nend\n"
         );
         // Machine may come after the tasks; features before the kernel.
@@ -2451,7 +2451,7 @@ end
 ";
         assert!(printed.ends_with(expected_tail), "{printed}");
         assert!(printed.starts_with(
-            "eevdf-scenario v1\nengine 0.6\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
+            "eevdf-scenario v1\nengine 0.7\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
              duration 1500ms\nseed 18446744073709551615\n"
         ));
         let back = Scenario::parse(&printed).unwrap();

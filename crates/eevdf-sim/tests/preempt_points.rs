@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{ct_hackbench, SEND_NS};
+use common::{ct_hackbench, SEND_NS, WAKE_NS};
 use eevdf_core::Profile;
 use eevdf_sim::trace::{PrevState, Trace, TraceEvent};
 use eevdf_sim::{PreemptModel, Sim, SimConfig};
@@ -82,11 +82,14 @@ fn cyclictest_preemptions(t: &Trace) -> Vec<(u64, PrevState)> {
 }
 
 /// At least 99 % of the preemptions come within one message's work of
-/// the wakeup (a few wakeups do not preempt, and cyclictest waits for
-/// a later pick).
+/// the wakeup, and the two wakeups at most that it ends with (a few
+/// wakeups do not preempt, and cyclictest waits for a later pick).
 fn assert_within_a_message(p: &[(u64, PrevState)]) {
     assert!(p.len() > 500, "{} preemptions", p.len());
-    let late = p.iter().filter(|&&(dt, _)| dt > SEND_NS).count();
+    let late = p
+        .iter()
+        .filter(|&&(dt, _)| dt > SEND_NS + 2 * WAKE_NS)
+        .count();
     assert!(
         late * 100 <= p.len(),
         "{late} of {} past a message",
@@ -130,8 +133,23 @@ fn full_stops_hackbench_anywhere_in_the_kernel() {
     let t = trace_of(ct_hackbench(Profile::V7_2, PreemptModel::Full));
     let p = cyclictest_preemptions(&t);
     assert!(p.len() > 500, "{} preemptions", p.len());
+    // At once, unless the thread is inside `try_to_wake_up()` (the
+    // reader and a mutex waiter it wakes), which no model preempts; the
+    // timer's interrupt itself makes those wakeups end later. A waker
+    // that sleeps when they end leaves the choice to that pick (the
+    // odd later switch).
     let at_once = p.iter().filter(|&&(dt, _)| dt == 0).count();
-    assert_eq!(at_once, p.len(), "full preempts at the wakeup");
+    let in_wakeups = p.iter().filter(|&&(dt, _)| dt <= 3 * WAKE_NS).count();
+    assert!(
+        in_wakeups * 100 >= p.len() * 99,
+        "{in_wakeups} of {} in the wakeups",
+        p.len()
+    );
+    assert!(
+        at_once * 10 > p.len() * 9,
+        "{at_once} of {} at once",
+        p.len()
+    );
     // In a message, else between messages (or paying a switch).
     let in_kernel = p
         .iter()

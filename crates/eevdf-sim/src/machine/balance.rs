@@ -173,12 +173,12 @@ impl Sim {
     /// Brings a thread's PELT signals up to `now`.
     pub(super) fn pelt_thread(&mut self, tid: Tid, now: Nanos) {
         let t = &mut self.threads[tid];
-        let running = if t.state == State::Running {
+        let running = if matches!(t.state, State::Running | State::Blocking) {
             self.cpus[t.cpu as usize].capacity
         } else {
             0
         };
-        let runnable = if matches!(t.state, State::Running | State::Runnable) {
+        let runnable = if matches!(t.state, State::Running | State::Runnable | State::Blocking) {
             t.weight
         } else {
             0
@@ -589,6 +589,7 @@ impl Sim {
                 .filter(|c| *c != dst && self.cpus[*c as usize].misfit)
                 .filter(|c| u64::from(dcap) * 1024 > u64::from(self.topo.capacity(*c)) * 1078)
                 .find_map(|c| self.cpus[c as usize].curr.map(|t| (c, t)))
+                .filter(|(_, t)| self.threads[*t].state == State::Running)
                 .filter(|(_, t)| self.threads[*t].allowed.contains(&dst));
             if let Some((src, tid)) = misfit {
                 self.active_balance(src, tid, dst, now);

@@ -78,6 +78,11 @@ enum State {
     Waking,
     Runnable,
     Running,
+    /// Asleep in its workload but still curr: it finishes the wakeups it
+    /// started (`try_to_wake_up()` in its own context) before
+    /// `schedule()` takes it off the queue. A wakeup now makes it
+    /// running again without a switch (`ttwu_runnable`).
+    Blocking,
 }
 
 #[derive(Clone, Debug)]
@@ -131,6 +136,9 @@ struct Cpu {
     /// The owed wakeup work in the window before `run_start`: what is not
     /// done when the thread is switched out goes back to it.
     owed: Nanos,
+    /// When that wakeup work, or an interrupt's, ends: until then no
+    /// reschedule takes the CPU (`honour_resched`).
+    wakes_end: Nanos,
     /// Absolute end of the running burst.
     burst_end: Nanos,
     /// `arch_scale_cpu_capacity`: how fast this CPU does work (1024 =
@@ -285,6 +293,7 @@ impl Sim {
                     curr: None,
                     run_start: 0,
                     owed: 0,
+                    wakes_end: 0,
                     burst_end: 0,
                     capacity: u64::from(topo.capacity(c)),
                     gen: 0,
@@ -559,6 +568,17 @@ impl Sim {
                 gen,
                 in_kernel,
             } => {
+                let waking = self.wakeup_work_left(cpu, now);
+                if waking > 0 {
+                    // An interrupt pushed the wakeups' end later.
+                    let ev = Ev::ReschedPoint {
+                        cpu,
+                        gen,
+                        in_kernel,
+                    };
+                    self.q.schedule(now + waking, ev);
+                    return;
+                }
                 if self.cpus[cpu as usize].gen == gen
                     && self.cpus[cpu as usize].rq.resched.is_some()
                 {
@@ -623,7 +643,7 @@ impl Sim {
             }
             let se = c.rq.se(t.eid);
             match t.state {
-                State::Running => {
+                State::Running | State::Blocking => {
                     if c.curr != Some(tid) || c.rq.curr_task != Some(t.eid) || !se.on_rq {
                         return Err(format!(
                             "thread {tid}: running but not current on CPU {}",
@@ -720,6 +740,12 @@ impl Sim {
         let t = &self.threads[tid];
         if matches!(t.state, State::Runnable | State::Running) {
             return; // already awake: the wakeup is absorbed
+        }
+        if t.state == State::Blocking {
+            // ttwu_runnable: still queued and running, so it just goes on
+            // (its next burst is planned when its wakeup work ends).
+            self.threads[tid].state = State::Running;
+            return;
         }
         // A thread's start is a wakeup, not a fork: as in a kernel run
         // (and in cyclictest, rt-app or hackbench), threads exist before
@@ -890,6 +916,8 @@ impl Sim {
         self.account_running(cpu, now);
         let c = &mut self.cpus[cpu as usize];
         c.run_start = c.run_start.max(now).saturating_add(ns);
+        // No switch inside the interrupt either.
+        c.wakes_end = c.wakes_end.max(now).saturating_add(ns);
         if c.burst_end < FOREVER {
             c.burst_end = c.burst_end.max(now).saturating_add(ns);
             let gen = c.gen;
@@ -936,6 +964,10 @@ impl Sim {
         let prev = c.curr;
         let next_tid = out.next.map(|e| self.tid_of(cpu, e));
         if let Some(p) = prev.filter(|p| Some(*p) != next_tid) {
+            debug_assert!(
+                self.threads[p].state != State::Blocking,
+                "thread {p} switched out inside its wakeups"
+            );
             let c = &mut self.cpus[cpu as usize];
             let unpaid = c.run_start.saturating_sub(now).min(c.owed);
             c.owed = 0;
@@ -1107,7 +1139,8 @@ impl Sim {
     /// trace spaces one sender's wakeups 10-11 us apart: a 2.6 us write,
     /// the wakeup, and two tracepoints of about 1.7 us). Returns when
     /// each wakee is enqueued. A thread that sleeps right after its
-    /// wakeups does not pay them.
+    /// wakeups sleeps when they are done (`State::Blocking`), and no
+    /// reschedule takes its CPU before (`Cpu::wakes_end`).
     fn owe_wakes(&mut self, waker: Tid, n: usize, now: Nanos) -> impl Iterator<Item = Nanos> {
         let wake = self.cfg.costs.wake_ns;
         let t = &mut self.threads[waker];
@@ -1120,7 +1153,13 @@ impl Sim {
     /// switched out first.
     fn start_after_owed(&mut self, cpu: u32, tid: Tid, from: Nanos) -> Nanos {
         let owed = std::mem::take(&mut self.threads[tid].owed);
-        self.cpus[cpu as usize].owed = owed;
+        let c = &mut self.cpus[cpu as usize];
+        c.owed = owed;
+        c.wakes_end = if owed > 0 {
+            from.saturating_add(owed)
+        } else {
+            0
+        };
         from.saturating_add(owed)
     }
 
@@ -1130,12 +1169,18 @@ impl Sim {
         let tid = self.cpus[cpu as usize]
             .curr
             .expect("burst end on a busy CPU");
+        if self.threads[tid].state == State::Blocking {
+            // Its wakeups are done: now it sleeps.
+            self.block(cpu, tid, now);
+            return;
+        }
         self.threads[tid].remaining = 0;
         let next = self.advance(tid, now);
         match next {
             Some(burst) => {
                 // Continue running; a pending reschedule is honoured on the
-                // way back to user space.
+                // way back to user space, after the wakeups this syscall
+                // does (`honour_resched`).
                 self.threads[tid].remaining = burst;
                 let start = self.start_after_owed(cpu, tid, now);
                 let c = &mut self.cpus[cpu as usize];
@@ -1145,24 +1190,36 @@ impl Sim {
                 c.burst_end = start + wall_for_work(burst, c.capacity);
                 self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
                 if self.cpus[cpu as usize].rq.resched.is_some() {
-                    self.switch(cpu, now);
+                    self.honour_resched(cpu, now);
                 }
             }
-            None => {
-                // Sleep: dequeue and schedule. Wakeup work owed by a
-                // thread that sleeps at once is not charged (see owe_wakes).
-                self.threads[tid].owed = 0;
-                let eid = self.threads[tid].eid;
-                self.pelt_cpu(cpu, now);
-                self.pelt_thread(tid, now);
-                self.threads[tid].state = State::Sleeping;
+            None if self.threads[tid].owed > 0 => {
+                // The syscall that sleeps first finishes its wakeups, so
+                // its wakees are queued before the pick.
+                self.threads[tid].state = State::Blocking;
+                let start = self.start_after_owed(cpu, tid, now);
                 let c = &mut self.cpus[cpu as usize];
-                c.rq.set_clock(now);
-                c.rq.dequeue_task(eid, DequeueFlags::SLEEP);
-                self.update_group_share(cpu, tid, now);
-                self.switch(cpu, now);
+                c.gen += 1;
+                let gen = c.gen;
+                c.run_start = start;
+                c.burst_end = start;
+                self.q.schedule(start, Ev::BurstEnd { cpu, gen });
             }
+            None => self.block(cpu, tid, now),
         }
+    }
+
+    /// `tid`, curr on `cpu`, sleeps: dequeue and schedule.
+    fn block(&mut self, cpu: u32, tid: Tid, now: Nanos) {
+        let eid = self.threads[tid].eid;
+        self.pelt_cpu(cpu, now);
+        self.pelt_thread(tid, now);
+        self.threads[tid].state = State::Sleeping;
+        let c = &mut self.cpus[cpu as usize];
+        c.rq.set_clock(now);
+        c.rq.dequeue_task(eid, DequeueFlags::SLEEP);
+        self.update_group_share(cpu, tid, now);
+        self.switch(cpu, now);
     }
 
     /// Advances a thread's workload at the end of a burst. Returns the

@@ -292,7 +292,9 @@ impl Sim {
                 }
             }
             for &w in &p.mutex_waiters {
-                if !self.threads[w].on_mutex || self.threads[w].state != State::Sleeping {
+                if !self.threads[w].on_mutex
+                    || !matches!(self.threads[w].state, State::Sleeping | State::Blocking)
+                {
                     return Err(format!("pipe {i}: waiter {w} is not asleep on it"));
                 }
             }

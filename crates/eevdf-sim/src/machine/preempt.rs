@@ -20,6 +20,25 @@ impl Sim {
             self.switch(cpu, now);
             return;
         };
+        if self.threads[tid].state == State::Blocking {
+            return; // it is about to sleep: that pick honours the request
+        }
+        // `try_to_wake_up()` holds `p->pi_lock` with interrupts off: no
+        // model preempts a waker inside it, and its syscall returns to
+        // user right after (the write that woke a reader).
+        let waking = self.wakeup_work_left(cpu, now);
+        if waking > 0 {
+            let gen = self.cpus[cpu as usize].gen;
+            self.q.schedule(
+                now + waking,
+                Ev::ReschedPoint {
+                    cpu,
+                    gen,
+                    in_kernel: false,
+                },
+            );
+            return;
+        }
         let in_kernel = self.kernel_left(cpu, tid, now);
         let delay = match self.cfg.preempt {
             PreemptModel::Full => 0,
@@ -49,6 +68,12 @@ impl Sim {
                 },
             );
         }
+    }
+
+    /// Wall time left of the wakeup work the running thread pays before
+    /// its work goes on or it sleeps (see `owe_wakes`); 0 when none.
+    pub(super) fn wakeup_work_left(&self, cpu: u32, now: Nanos) -> Nanos {
+        self.cpus[cpu as usize].wakes_end.saturating_sub(now)
     }
 
     /// Wall time until `tid`, running on `cpu`, next returns to user

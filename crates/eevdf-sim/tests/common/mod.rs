@@ -10,6 +10,8 @@ pub const US: u64 = 1_000;
 pub const MS: u64 = 1_000_000;
 /// hackbench's send cost per message in the 7.2 guest.
 pub const SEND_NS: u64 = 2_252;
+/// The 7.2 guest's wake cost, paid by the waker.
+pub const WAKE_NS: u64 = 3_298;
 
 pub fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
     let fs = FeatureSet::new(profile);
@@ -42,7 +44,7 @@ pub fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
         duration_ns: 1_000 * MS,
         costs: Costs {
             switch_ns: 5_244,
-            wake_ns: 3_298,
+            wake_ns: WAKE_NS,
             migrate_ns: 0,
         },
         preempt,
