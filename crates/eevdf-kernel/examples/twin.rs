@@ -11,7 +11,8 @@
 //!
 //! writes `/tmp/twin.trace` (ftrace text) and `/tmp/twin.dec` (the
 //! decisions). The twin's text may not print within 72 columns (guest
-//! costs lengthen the task line), which is why this runs it directly.
+//! costs lengthen the task line), which is why this runs it directly;
+//! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`.
 
 use std::process::ExitCode;
 
@@ -31,6 +32,9 @@ fn run(args: &[String]) -> Result<String, String> {
         .find(|s| s.seed == seed)
         .ok_or_else(|| format!("{file} has no seed {seed}"))?;
     let sc = r.sim_scenario(ks)?;
+    if std::env::var_os("TWIN_TEXT").is_some() {
+        eprintln!("{}", sc.to_text());
+    }
     let mut sim = eevdf_sim::Sim::new(sc.sim.clone());
     let out = rest.first();
     if out.is_some() {
