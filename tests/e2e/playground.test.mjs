@@ -341,6 +341,34 @@ try {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.selectOption('[data-testid=preset]', 'preempt-short');
   await waitDone(page);
+  // Phone (issue 19): the switches that matter sit on the results table,
+  // which scrolls inside its box; 44 px targets, 11 px text.
+  const phone = await page.evaluate(() => {
+    const sw = [...document.querySelectorAll('[data-testid=quick-switches] label')].map((l) => l.getBoundingClientRect());
+    const head = document.querySelector('[data-testid=worker-result] thead').getBoundingClientRect();
+    const box = document.querySelector('[data-testid=results-scroll]');
+    const fonts = [...document.querySelectorAll('[data-testid=worker-result] td, [data-testid=worker-result] th, [data-testid=quick-switches] code')]
+      .map((e) => parseFloat(getComputedStyle(e).fontSize));
+    return {
+      n: sw.length,
+      span: Math.max(head.bottom, ...sw.map((b) => b.bottom)) - Math.min(head.top, ...sw.map((b) => b.top)),
+      small: sw.filter((b) => b.width < 44 || b.height < 44).length,
+      pageWidth: document.documentElement.scrollWidth,
+      boxRight: box.getBoundingClientRect().right,
+      minFont: Math.min(...fonts),
+    };
+  });
+  check(phone.n === 3 && phone.span <= 844, `phone: ${phone.n} quick switches and the table's head span ${phone.span} px`);
+  check(phone.small === 0, `phone: ${phone.small} quick switches under 44 px`);
+  check(phone.pageWidth <= 390 && phone.boxRight <= 390, `phone: page ${phone.pageWidth} px wide, table box ends at ${phone.boxRight}`);
+  check(phone.minFont >= 11, `phone: table text at ${phone.minFont} px`);
+  await page.click('input[data-quick=PREEMPT_SHORT]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('NO_PREEMPT_SHORT'));
+  check(!(await page.isChecked('input[data-feature=PREEMPT_SHORT]')), 'the quick switch and the features pane agree');
+  await waitDone(page);
+  await page.click('input[data-quick=PREEMPT_SHORT]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=scenario-text]').value.includes('NO_PREEMPT_SHORT'));
+  await waitDone(page);
   await shot(page, 'phone');
 
   for (const [pg, pr] of all) {

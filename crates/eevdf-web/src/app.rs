@@ -18,7 +18,7 @@ use gloo::worker::{Spawnable, WorkerBridge};
 use yew::prelude::*;
 
 use crate::charts::{CdfChart, Shared, TimelineChart};
-use crate::features::FeaturesPane;
+use crate::features::{FeaturesPane, QuickSwitches};
 use crate::machine::MachineView;
 use crate::results::{FidelityNote, ResultsTable};
 use crate::share;
@@ -847,6 +847,14 @@ pub fn app() -> Html {
         },
         None => html! { <p class="muted">{ "Fix the scenario to change features." }</p> },
     };
+    let quick = match &last_good_sc {
+        Some(sc) => html! {
+            <div class={classes!(stale.then_some("stale"))} inert={stale}>
+                <QuickSwitches scenario={sc.clone()} on_change={set_scenario.clone()} />
+            </div>
+        },
+        None => html! {},
+    };
     let theme_label = match theme.as_str() {
         "dark" => "Theme: dark",
         "light" => "Theme: light",
@@ -975,6 +983,7 @@ pub fn app() -> Html {
                     </section>
                     <section class="pane" aria-label="Results">
                         <h2>{ "Results" }</h2>
+                        { quick }
                         { for not_run }
                         <div class={classes!(stale.then_some("stale"))}>{ results }</div>
                         <FidelityNote kernel={kernel_rows} />

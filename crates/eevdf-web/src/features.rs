@@ -322,3 +322,52 @@ pub fn features_pane(p: &Props) -> Html {
         </div>
     }
 }
+
+/// The switches people flip while they watch the results, kept beside
+/// the results table (on a phone the features pane is a long scroll
+/// below it).
+pub const QUICK: [&str; 3] = ["PREEMPT_SHORT", "RUN_TO_PARITY", "NEXT_BUDDY"];
+
+/// [`QUICK`]'s switches, each the same edit as the features pane's.
+#[function_component(QuickSwitches)]
+pub fn quick_switches(p: &Props) -> Html {
+    let error = use_state(|| None::<String>);
+    let sc = &p.scenario;
+    let switch = |name: &'static str| {
+        let on = sc.features.features.get_bool(name).unwrap_or(false);
+        let token = if on {
+            format!("NO_{name}")
+        } else {
+            name.to_string()
+        };
+        let (sc, on_change, error) = (sc.clone(), p.on_change.clone(), error.clone());
+        let flip = Callback::from(move |_: Event| {
+            let mut next = sc.clone();
+            match next.apply_features(&token) {
+                Ok(()) => {
+                    error.set(None);
+                    on_change.emit(next);
+                }
+                Err(e) => error.set(Some(format!("{token}: {}", e.message))),
+            }
+        });
+        let doc = FEATURES
+            .iter()
+            .find(|f| f.name == name)
+            .map_or("", |f| f.doc);
+        html! {
+            <label title={doc}>
+                <input type="checkbox" checked={on} data-quick={name} onchange={flip} />
+                <code>{ name }</code>
+            </label>
+        }
+    };
+    html! {
+        <div class="quick" role="group" aria-label="Quick switches" data-testid="quick-switches">
+            { for QUICK.into_iter().map(switch) }
+            if let Some(e) = &*error {
+                <p class="error" role="alert">{ e.clone() }</p>
+            }
+        </div>
+    }
+}

@@ -389,6 +389,8 @@ pub fn results_table(p: &Props) -> Html {
         },
     };
     html! {
+        // The table scrolls inside this on a narrow screen, not the page.
+        <div class="table-scroll" data-testid="results-scroll">
         <table class={classes!("results", p.baseline.is_some().then_some("ab"))} data-testid="worker-result">
             <caption>
                 { p.caption.clone() }
@@ -399,6 +401,7 @@ pub fn results_table(p: &Props) -> Html {
             <thead>{ head }</thead>
             <tbody>{ body }</tbody>
         </table>
+        </div>
     }
 }
 
