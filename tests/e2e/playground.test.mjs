@@ -242,7 +242,8 @@ try {
   const minAvg = await page.$$eval('[data-testid=worker-result] tbody tr td[data-min]', (tds) => tds.map((t) => [Number(t.dataset.min), Number(t.nextElementSibling.dataset.avg)]));
   check(minAvg.length > 0 && minAvg.every(([mn, av]) => mn <= av || mn === 0), `min <= avg: ${JSON.stringify(minAvg)}`);
 
-  // 6. Keyboard: Enter on a template, Enter on CPU 2; Delete on a chip.
+  // 6. Keyboard: Enter on a template, Enter on CPU 2; the chip's editor;
+  // a re-pin; Delete on a chip.
   await page.focus('[data-template=rtapp]');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-testid=machine-zone].placing');
@@ -250,7 +251,32 @@ try {
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-testid=cpu-2] [data-task=rt]');
   check((await text(page)).includes('task rt kind=periodic run=3ms sleep=7ms cpus=2'), 'keyboard placement');
+  // Enter on a chip opens its editor, a modal dialog that takes and keeps
+  // the focus; Escape closes it.
   await page.focus('[data-testid=cpu-2] [data-task=rt]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=task-editor]');
+  const inEditor = () => page.evaluate(() => !!document.activeElement?.closest('[data-testid=task-editor]'));
+  check(await inEditor(), 'focus moves into the editor');
+  const controls = await page.$$eval('[data-testid=task-editor] input, [data-testid=task-editor] button', (es) => es.length);
+  for (let k = 0; k < controls + 2; k++) await page.keyboard.press('Tab');
+  check(await inEditor(), 'Tab stays in the editor');
+  for (let k = 0; k < 3; k++) await page.keyboard.press('Shift+Tab');
+  check(await inEditor(), 'Shift+Tab stays in the editor');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-testid=task-editor]', { state: 'detached' });
+  // Re-pin by keyboard: Space on the chip, Move…, Enter on CPU 3.
+  await page.focus('[data-testid=cpu-2] [data-task=rt]');
+  await page.keyboard.press(' ');
+  await page.waitForSelector('[data-testid=task-editor]');
+  await page.focus('[data-testid=task-editor] button:text("Move…")');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=machine-zone].placing');
+  await page.focus('[data-testid=cpu-3]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid=cpu-3] [data-task=rt]');
+  check((await text(page)).includes('task rt kind=periodic run=3ms sleep=7ms cpus=3'), `keyboard re-pin: ${await text(page)}`);
+  await page.focus('[data-testid=cpu-3] [data-task=rt]');
   await page.keyboard.press('Delete');
   await page.waitForFunction(() => !document.querySelector('[data-testid=scenario-text]').value.includes('task rt '));
   // Deleting the first task leaves the other tasks' colours alone.

@@ -121,6 +121,12 @@ pub fn machine_view(p: &Props) -> Html {
     // read back from the inputs, so a re-render (results stream in several
     // times a second) never resets what the user typed.
     let editing = use_state(|| None::<Editing>);
+    // A modal dialog: focus moves into the editor when it opens.
+    use_effect_with(editing.as_ref().map(|e| e.task), |open| {
+        if open.is_some() {
+            focus_first("[data-testid=task-editor] input");
+        }
+    });
     let editor_error = use_state(|| None::<String>);
     let suppress_click = use_mut_ref(|| false);
     let ghost = use_node_ref();
@@ -294,10 +300,13 @@ pub fn machine_view(p: &Props) -> Html {
             }
         })
     };
+    // Only while placing: otherwise Enter and Space belong to the chip
+    // inside the zone (its button opens the editor).
     let zone_keys = |target: String| {
         let activate = zone_activate(target);
+        let placing = placing.clone();
         Callback::from(move |e: KeyboardEvent| {
-            if matches!(e.key().as_str(), "Enter" | " ") {
+            if placing.is_some() && matches!(e.key().as_str(), "Enter" | " ") {
                 e.prevent_default();
                 activate.emit(e.into());
             }
@@ -632,7 +641,7 @@ fn editor(
     };
     html! {
         <div class="overlay" role="dialog" aria-modal="true" aria-label={format!("Edit task {}", task.name)}>
-            <form class="dialog editor" onsubmit={on_submit} data-testid="task-editor">
+            <form class="dialog editor" onsubmit={on_submit} onkeydown={Callback::from(trap_focus)} data-testid="task-editor">
                 <h3>{ format!("Task {} (kind={})", task.name, task.workload.kind()) }</h3>
                 <div class="fields">
                     { for fields.iter().map(|f| html! {
@@ -655,5 +664,59 @@ fn editor(
                 </div>
             </form>
         </div>
+    }
+}
+
+/// Focuses the first element matching `selector`, if any.
+fn focus_first(selector: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = gloo::utils::document()
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// Keeps Tab and Shift+Tab inside the dialog the key is pressed in: from
+/// its last control to its first, and back.
+fn trap_focus(e: KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    if e.key() != "Tab" {
+        return;
+    }
+    // Yew delegates events to its root, so the dialog is found from the
+    // target, not `current_target`.
+    let Some(dialog) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest(".dialog").ok().flatten())
+    else {
+        return;
+    };
+    let Ok(list) = dialog.query_selector_all("input, select, textarea, button") else {
+        return;
+    };
+    let n = list.length();
+    if n == 0 {
+        return;
+    }
+    let (edge, wrap) = if e.shift_key() {
+        (list.item(0), list.item(n - 1))
+    } else {
+        (list.item(n - 1), list.item(0))
+    };
+    let active = gloo::utils::document().active_element();
+    let at_edge = match (&edge, &active) {
+        (Some(a), Some(b)) => a.is_same_node(Some(b.as_ref())),
+        _ => false,
+    };
+    if at_edge {
+        if let Some(el) = wrap.and_then(|w| w.dyn_into::<web_sys::HtmlElement>().ok()) {
+            e.prevent_default();
+            let _ = el.focus();
+        }
     }
 }
