@@ -367,6 +367,9 @@ try {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.selectOption('[data-testid=preset]', 'preempt-short');
   await waitDone(page);
+  const heard = await page.textContent('[data-testid=announce]');
+  check(/^Results ready: 10\.0 s simulated in /.test(heard), `finished run announced: ${heard}`);
+  check(await page.getAttribute('[data-testid=announce]', 'aria-live') === 'polite', 'the announcement is polite');
   // Phone (issue 19): the switches that matter sit on the results table,
   // which scrolls inside its box; 44 px targets, 11 px text.
   const phone = await page.evaluate(() => {

@@ -788,6 +788,13 @@ pub fn app() -> Html {
                         <span class="muted" data-testid="eta">
                             { progress_note(live, l.done, l.stopped, if l.done { l.took_ms } else { now_ms() - l.asked_ms }) }
                         </span>
+                        // Screen readers hear when a run has finished, not
+                        // every progress step (errors are role=alert).
+                        <span class="sr-only" aria-live="polite" data-testid="announce">
+                            if l.done && !l.stopped && l.scenario == *text {
+                                { format!("Results ready: {}", progress_note(live, true, false, l.took_ms)) }
+                            }
+                        </span>
                         if l.stopped {
                             <button type="button" onclick={on_resume.clone()} data-testid="resume">{ "Run again" }</button>
                         } else if !l.done {
