@@ -133,16 +133,7 @@ pub fn features_pane(p: &Props) -> Html {
         let sc = sc.clone();
         let on_change = p.on_change.clone();
         let error = error.clone();
-        move || {
-            let mut next = sc.clone();
-            match next.apply_features(&token) {
-                Ok(()) => {
-                    error.set(None);
-                    on_change.emit(next);
-                }
-                Err(e) => error.set(Some(format!("{token}: {}", e.message))),
-            }
-        }
+        move || apply_token(&sc, &token, &on_change, &error)
     };
     let switch = |name: &'static str, doc: &'static str| {
         let on = sc.features.features.get_bool(name).unwrap_or(false);
@@ -323,6 +314,23 @@ pub fn features_pane(p: &Props) -> Html {
     }
 }
 
+/// Applies one feature token to the scenario, or shows why not.
+fn apply_token(
+    sc: &Scenario,
+    token: &str,
+    on_change: &Callback<Scenario>,
+    error: &UseStateHandle<Option<String>>,
+) {
+    let mut next = sc.clone();
+    match next.apply_features(token) {
+        Ok(()) => {
+            error.set(None);
+            on_change.emit(next);
+        }
+        Err(e) => error.set(Some(format!("{token}: {}", e.message))),
+    }
+}
+
 /// The switches people flip while they watch the results, kept beside
 /// the results table (on a phone the features pane is a long scroll
 /// below it).
@@ -341,16 +349,7 @@ pub fn quick_switches(p: &Props) -> Html {
             name.to_string()
         };
         let (sc, on_change, error) = (sc.clone(), p.on_change.clone(), error.clone());
-        let flip = Callback::from(move |_: Event| {
-            let mut next = sc.clone();
-            match next.apply_features(&token) {
-                Ok(()) => {
-                    error.set(None);
-                    on_change.emit(next);
-                }
-                Err(e) => error.set(Some(format!("{token}: {}", e.message))),
-            }
-        });
+        let flip = Callback::from(move |_: Event| apply_token(&sc, &token, &on_change, &error));
         let doc = FEATURES
             .iter()
             .find(|f| f.name == name)
