@@ -398,6 +398,8 @@ try {
   await page.click('input[data-quick=PREEMPT_SHORT]');
   await page.waitForFunction(() => !document.querySelector('[data-testid=scenario-text]').value.includes('NO_PREEMPT_SHORT'));
   await waitDone(page);
+  // Back to the preset's text: the selector names it again.
+  check(await page.$eval('[data-testid=preset]', (e) => e.value) === 'preempt-short', `preset selector: ${await page.$eval('[data-testid=preset]', (e) => e.value)}`);
   await shot(page, 'phone');
 
   for (const [pg, pr] of all) {

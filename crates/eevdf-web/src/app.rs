@@ -740,6 +740,18 @@ pub fn app() -> Html {
             .iter()
             .find(|p| p.text == t)
     });
+    // The options' `selected` attributes do not move a selection the user
+    // has changed, so the selector's value follows the text here.
+    let preset_select = use_node_ref();
+    {
+        let name = preset_note.map_or("", |n| n.name).to_string();
+        let select = preset_select.clone();
+        use_effect_with(name, move |name| {
+            if let Some(el) = select.cast::<web_sys::HtmlSelectElement>() {
+                el.set_value(name);
+            }
+        });
+    }
     // Kernel reference rows apply to a preset's own text only.
     let kernel_rows = preset_note
         .map(|p| eevdf_scenario::kernel_ref::rows(p.name))
@@ -922,7 +934,7 @@ pub fn app() -> Html {
                             </p>
                         }
                         <label class="preset">{ "Preset " }
-                            <select onchange={on_preset} data-testid="preset">
+                            <select onchange={on_preset} data-testid="preset" ref={preset_select.clone()}>
                                 <option value="" selected={preset_note.is_none()} disabled=true>{ "choose…" }</option>
                                 { for eevdf_scenario::presets::PRESETS.iter().map(|p| html! {
                                     <option value={p.name} title={p.title}
