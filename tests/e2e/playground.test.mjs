@@ -253,9 +253,12 @@ try {
   check((await text(page)).includes('task rt kind=periodic run=3ms sleep=7ms cpus=2'), 'keyboard placement');
   // Enter on a chip opens its editor, a modal dialog that takes and keeps
   // the focus; Escape closes it.
-  await page.focus('[data-testid=cpu-2] [data-task=rt]');
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('[data-testid=task-editor]');
+  const openByKey = async (chip, key) => {
+    await page.focus(chip);
+    await page.keyboard.press(key);
+    await page.waitForSelector('[data-testid=task-editor]');
+  };
+  await openByKey('[data-testid=cpu-2] [data-task=rt]', 'Enter');
   const inEditor = () => page.evaluate(() => !!document.activeElement?.closest('[data-testid=task-editor]'));
   check(await inEditor(), 'focus moves into the editor');
   const controls = await page.$$eval('[data-testid=task-editor] input, [data-testid=task-editor] button', (es) => es.length);
@@ -266,9 +269,7 @@ try {
   await page.keyboard.press('Escape');
   await page.waitForSelector('[data-testid=task-editor]', { state: 'detached' });
   // Re-pin by keyboard: Space on the chip, Move…, Enter on CPU 3.
-  await page.focus('[data-testid=cpu-2] [data-task=rt]');
-  await page.keyboard.press(' ');
-  await page.waitForSelector('[data-testid=task-editor]');
+  await openByKey('[data-testid=cpu-2] [data-task=rt]', ' ');
   await page.focus('[data-testid=task-editor] button:text("Move…")');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-testid=machine-zone].placing');

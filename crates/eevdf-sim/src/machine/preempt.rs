@@ -27,29 +27,21 @@ impl Sim {
         // model preempts a waker inside it, and its syscall returns to
         // user right after (the write that woke a reader).
         let waking = self.wakeup_work_left(cpu, now);
-        if waking > 0 {
-            let gen = self.cpus[cpu as usize].gen;
-            self.q.schedule(
-                now + waking,
-                Ev::ReschedPoint {
-                    cpu,
-                    gen,
-                    in_kernel: false,
-                },
-            );
-            return;
-        }
         let in_kernel = self.kernel_left(cpu, tid, now);
-        let delay = match self.cfg.preempt {
-            PreemptModel::Full => 0,
-            PreemptModel::Lazy if kind == Resched::Full => 0,
-            // A lazy request is honoured on the next return to user mode
-            // (exit_to_user_mode_loop tests both bits), which for a task
-            // in user mode is the exit of this very interrupt; in kernel
-            // mode it waits for the syscall's exit or the tick's upgrade.
-            PreemptModel::Lazy | PreemptModel::None => in_kernel,
-            // `might_resched()` is `__cond_resched()` under voluntary.
-            PreemptModel::Voluntary => in_kernel.min(self.might_resched_in(cpu, tid, now)),
+        let delay = if waking > 0 {
+            waking
+        } else {
+            match self.cfg.preempt {
+                PreemptModel::Full => 0,
+                PreemptModel::Lazy if kind == Resched::Full => 0,
+                // A lazy request is honoured on the next return to user mode
+                // (exit_to_user_mode_loop tests both bits), which for a task
+                // in user mode is the exit of this very interrupt; in kernel
+                // mode it waits for the syscall's exit or the tick's upgrade.
+                PreemptModel::Lazy | PreemptModel::None => in_kernel,
+                // `might_resched()` is `__cond_resched()` under voluntary.
+                PreemptModel::Voluntary => in_kernel.min(self.might_resched_in(cpu, tid, now)),
+            }
         };
         if delay == 0 {
             if in_kernel > 0 && self.preempts_kernel(kind) {
@@ -58,7 +50,7 @@ impl Sim {
             self.switch(cpu, now);
         } else {
             let gen = self.cpus[cpu as usize].gen;
-            let in_kernel = delay < in_kernel;
+            let in_kernel = waking == 0 && delay < in_kernel;
             self.q.schedule(
                 now + delay,
                 Ev::ReschedPoint {
