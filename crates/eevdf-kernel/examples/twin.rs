@@ -12,7 +12,10 @@
 //! writes `/tmp/twin.trace` (ftrace text) and `/tmp/twin.dec` (the
 //! decisions). The twin's text may not print within 72 columns (guest
 //! costs lengthen the task line), which is why this runs it directly;
-//! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`.
+//! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`;
+//! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
+//! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
+//! edits, to ask which rule or cost a difference hangs on.
 
 use std::process::ExitCode;
 
@@ -31,7 +34,16 @@ fn run(args: &[String]) -> Result<String, String> {
         .iter()
         .find(|s| s.seed == seed)
         .ok_or_else(|| format!("{file} has no seed {seed}"))?;
-    let sc = r.sim_scenario(ks)?;
+    let mut sc = r.sim_scenario(ks)?;
+    if let Ok(line) = std::env::var("TWIN_FEATURES") {
+        sc.apply_features(&line)
+            .map_err(|e| format!("TWIN_FEATURES: {e}"))?;
+    }
+    if let Ok(edits) = std::env::var("TWIN_SET") {
+        for kv in edits.split_whitespace() {
+            sc.set(kv).map_err(|e| format!("TWIN_SET {kv}: {e}"))?;
+        }
+    }
     if std::env::var_os("TWIN_TEXT").is_some() {
         eprintln!("{}", sc.to_text());
     }
