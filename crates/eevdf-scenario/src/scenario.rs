@@ -28,6 +28,10 @@
 //! keeps them integral. Every error is a [`ParseError`] pointing at the
 //! offending token.
 //!
+//! `costs` keys: `switch`, `wake`, `migrate` and `sleep` (a timer or
+//! periodic task's own CPU per activation beyond its `run`; default 0,
+//! so older texts keep their results), as [`eevdf_sim::Costs`] has them.
+//!
 //! `warmup` (default 0, so every older text keeps its results) leaves
 //! wakeups that began before it out of the latency statistics, in the
 //! simulator and in a kernel run alike.
@@ -111,7 +115,7 @@ const SETTABLE: &[&str] = &[
 const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
 const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns", "energy_aware"];
-const COST_KEYS: &[&str] = &["switch", "wake", "migrate"];
+const COST_KEYS: &[&str] = &["switch", "wake", "migrate", "sleep"];
 const COMMON_KEYS: &[&str] = &[
     "nice", "policy", "slice", "cpus", "group", "slack", "start", "kernel", "ksection",
 ];
@@ -423,6 +427,7 @@ impl Scenario {
             ("switch", c.switch_ns, d.switch_ns),
             ("wake", c.wake_ns, d.wake_ns),
             ("migrate", c.migrate_ns, d.migrate_ns),
+            ("sleep", c.sleep_ns, d.sleep_ns),
         ] {
             if v != dv {
                 costs.push(format!("{key}={}", fmt_duration(v)));
@@ -1267,7 +1272,7 @@ struct Builder {
     /// `costs` keys given explicitly (switch, wake, migrate); the others
     /// are the machine's defaults, applied in `finish` (`machine` may
     /// come after `costs`).
-    explicit_costs: [Option<Nanos>; 3],
+    explicit_costs: [Option<Nanos>; 4],
 }
 
 impl Builder {
@@ -1280,6 +1285,7 @@ impl Builder {
             explicit(c.switch_ns, d.switch_ns),
             explicit(c.wake_ns, d.wake_ns),
             explicit(c.migrate_ns, d.migrate_ns),
+            explicit(c.sleep_ns, d.sleep_ns),
         ];
         Builder {
             sc,
@@ -1578,7 +1584,8 @@ impl Builder {
             let i = match kv.key {
                 "switch" => 0,
                 "wake" => 1,
-                _ => 2,
+                "migrate" => 2,
+                _ => 3,
             };
             self.explicit_costs[i] = Some(v);
         }
@@ -1912,11 +1919,12 @@ impl Builder {
         }
         self.sc.sync_sim();
         let d = self.sc.machine.default_costs();
-        let [switch, wake, migrate] = self.explicit_costs;
+        let [switch, wake, migrate, sleep] = self.explicit_costs;
         self.sc.sim.costs = Costs {
             switch_ns: switch.unwrap_or(d.switch_ns),
             wake_ns: wake.unwrap_or(d.wake_ns),
             migrate_ns: migrate.unwrap_or(d.migrate_ns),
+            sleep_ns: sleep.unwrap_or(d.sleep_ns),
         };
         let sim = &self.sc.sim;
         if sim.warmup_ns >= sim.duration_ns {
@@ -2580,6 +2588,26 @@ end
         assert!(r.sim_ns > 0);
     }
 
+    /// `costs sleep=` (a timed sleep's own CPU) prints, parses back and
+    /// lengthens every activation of a timer task by its value.
+    #[test]
+    fn costs_sleep_key() {
+        let s = Scenario::parse(&wrap(
+            "costs switch=5us sleep=5390ns\nduration 20ms\n\
+             task ct kind=timer period=1ms run=20us",
+        ))
+        .unwrap();
+        assert_eq!(s.sim.costs.sleep_ns, 5_390);
+        assert!(s.to_text().contains("\ncosts switch=5us sleep=5390ns\n"));
+        assert_eq!(Scenario::parse(&s.to_text()).unwrap(), s);
+        let cpu = |sc: &Scenario| eevdf_sim::simulate(sc.sim.clone()).by_name[0].cpu_ns;
+        let mut none = s.clone();
+        none.set("costs.sleep=0").unwrap();
+        assert!(!none.to_text().contains("sleep="));
+        let (with, without) = (cpu(&s), cpu(&none));
+        assert_eq!(with - without, 20 * 5_390, "{with} {without}");
+    }
+
     #[test]
     fn machines() {
         for (s, n, back) in [
@@ -3090,7 +3118,7 @@ end
             preempt in prop::sample::select(PreemptModel::ALL.to_vec()),
             tokens in prop::collection::vec(prop::sample::select(TOKENS), 0..16),
             sysctl in (prop::option::of(US..=S), prop::option::of(0..=S)),
-            costs in prop::option::of((dur(0, S), dur(0, S), dur(0, S))),
+            costs in prop::option::of((dur(0, S), dur(0, S), dur(0, S), dur(0, S))),
             groups in prop::collection::vec((1u32..=10_000, any::<bool>(), "[a-zA-Z0-9_-]{1,8}"), 0..=2),
             tasks in prop::collection::vec(raw_task(), 1..=5),
         ) -> Scenario {
@@ -3109,8 +3137,8 @@ end
             s.sim.preempt = preempt;
             s.sim.sysctl.base_slice_ns = sysctl.0;
             s.sim.sysctl.migration_cost_ns = sysctl.1;
-            if let Some((switch_ns, wake_ns, migrate_ns)) = costs {
-                s.sim.costs = Costs { switch_ns, wake_ns, migrate_ns };
+            if let Some((switch_ns, wake_ns, migrate_ns, sleep_ns)) = costs {
+                s.sim.costs = Costs { switch_ns, wake_ns, migrate_ns, sleep_ns };
             }
             for (i, (weight, idle, name)) in groups.into_iter().enumerate() {
                 s.sim.groups.push(GroupSpec { path: format!("/{name}{i}"), weight, idle });

@@ -73,6 +73,11 @@ pub struct Costs {
     pub wake_ns: Nanos,
     /// Extra cost the first time a task runs after a migration.
     pub migrate_ns: Nanos,
+    /// A timed sleep: CPU a timer or periodic task spends in each
+    /// activation beyond its `run` (the `clock_nanosleep()` system call,
+    /// arming the hrtimer, the way into `schedule()`), charged at the
+    /// activation's end. 0 unless measured (`eevdf kernel calibrate`).
+    pub sleep_ns: Nanos,
 }
 
 impl Default for Costs {
@@ -81,6 +86,7 @@ impl Default for Costs {
             switch_ns: 2_000,
             wake_ns: 5_000,
             migrate_ns: 20_000,
+            sleep_ns: 0,
         }
     }
 }

@@ -78,6 +78,7 @@ impl Sim {
         tick: Nanos,
     ) -> Vec<(Role, Nanos)> {
         let mut roles: Vec<(Role, Nanos)> = Vec::new();
+        let sleep_cost = self.cfg.costs.sleep_ns;
         match &spec.workload {
             Workload::Timer { period_ns, run_ns } => {
                 for _ in 0..spec.count.max(1) {
@@ -85,7 +86,7 @@ impl Sim {
                     roles.push((
                         Role::Timer {
                             period: (*period_ns).max(1),
-                            run: *run_ns,
+                            run: run_ns.saturating_add(sleep_cost),
                             expiry: off,
                         },
                         off,
@@ -102,7 +103,7 @@ impl Sim {
                     let off = spec.start_ns + rng.below(window);
                     roles.push((
                         Role::Periodic {
-                            run: (*run_ns).max(1),
+                            run: run_ns.saturating_add(sleep_cost).max(1),
                             sleep: *sleep_ns,
                             period: *period_ns,
                             activation: off,

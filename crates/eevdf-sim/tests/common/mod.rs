@@ -46,6 +46,7 @@ pub fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
             switch_ns: 5_244,
             wake_ns: WAKE_NS,
             migrate_ns: 0,
+            sleep_ns: 0,
         },
         preempt,
         tasks: vec![ct, hb],
