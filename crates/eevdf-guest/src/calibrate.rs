@@ -21,6 +21,10 @@
 //! - `timer_wake_ns`: an absolute `clock_nanosleep` on an idle CPU with
 //!   timer slack 1 ns (0 would mean "the default"): woken − expiry.
 //! - `timer_wake_default_slack_ns`: the same with the default slack.
+//! - `timer_loop_ns`: a timer thread's own CPU time per period (absolute
+//!   sleeps 1 ms apart with the timer workload's clock reads and no
+//!   burn), from its CPU clock over batches: what one activation of a
+//!   timer or periodic task costs it beyond its run.
 //! - `pipe_write_ns`, `pipe_read_ns`: one message of the guest's
 //!   hackbench loop (`workload::send_one`, `recv_one`: a 100-byte `write`
 //!   to a pipe nobody waits on or a `read` of available data, with the
@@ -204,6 +208,28 @@ fn timer_wake(name: &'static str, n: u64) -> Stat {
     Stat::of(name, "ns", v)
 }
 
+/// CPU time per period of an absolute-sleep loop, per batch of periods
+/// (one CPU-clock read, a system call, per batch).
+fn timer_loop(batches: u64, per_batch: u64) -> Stat {
+    let mut v = Vec::new();
+    let mut expiry = clock::now() + 1_000_000;
+    'batches: for _ in 0..batches {
+        let cpu0 = clock::thread_cpu();
+        for _ in 0..per_batch {
+            if clock::sleep_until(expiry).is_err() {
+                break 'batches;
+            }
+            // The timer workload reads the clock at the wakeup and after
+            // its run (`workload::timer`).
+            std::hint::black_box(clock::now());
+            std::hint::black_box(clock::now());
+            expiry += 1_000_000;
+        }
+        v.push(clock::thread_cpu().saturating_sub(cpu0) / per_batch.max(1));
+    }
+    Stat::of("timer_loop_ns", "ns", v)
+}
+
 fn pipe() -> Result<(File, File), String> {
     let (r, w): (OwnedFd, OwnedFd) = nix::unistd::pipe().map_err(|e| format!("pipe: {e}"))?;
     Ok((File::from(r), File::from(w)))
@@ -372,6 +398,7 @@ pub fn measure() -> (i64, Vec<Stat>, Vec<String>) {
         Ok(()) => stats.push(timer_wake("timer_wake_ns", 400)),
         Err(e) => errors.push(format!("PR_SET_TIMERSLACK 1: {e}")),
     }
+    stats.push(timer_loop(20, 20));
     match pipe_costs() {
         Ok((w, r)) => stats.extend([w, r]),
         Err(e) => errors.push(e),

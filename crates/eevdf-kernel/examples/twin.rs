@@ -67,7 +67,8 @@ fn run(args: &[String]) -> Result<String, String> {
     for n in res.by_name.iter().filter(|n| n.name == "ct") {
         let l = &n.latency;
         line.push_str(&format!(
-            ", ct p99 {} p99.9 {} max {} us",
+            ", ct cpu {} us/sample, p99 {} p99.9 {} max {} us",
+            n.cpu_ns / 1000 / l.samples.max(1),
             l.p99 / 1000,
             l.p99_9 / 1000,
             l.max / 1000
