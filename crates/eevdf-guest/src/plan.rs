@@ -75,6 +75,9 @@ pub struct Planned {
     /// Start, relative to the window start; `None` for threads that
     /// only run when woken (schbench workers).
     pub start_ns: Option<Nanos>,
+    /// Position among all the run's threads (directive by directive):
+    /// orders the threads' settle before the window.
+    pub ordinal: u32,
 }
 
 /// CPU 0's tick phase in the simulation (the first draw of its seeded
@@ -181,6 +184,7 @@ pub fn plan(cfg: &SimConfig) -> Result<Vec<Planned>, String> {
                 index: i as u32,
                 role,
                 start_ns,
+                ordinal: out.len() as u32,
             });
         }
     }

@@ -34,6 +34,9 @@ pub(super) struct RecState {
     pub(super) late: bool,
     /// Slept until its start, or was first woken by a request.
     pub(super) slept_to_start: bool,
+    /// Slept once more before the window to start without lag
+    /// (`threads::settle`).
+    pub(super) settled: bool,
     /// CPU time when its work stopped (an overloaded CPU runs threads
     /// for a while after the window until each notices the end).
     pub(super) stopped_cpu: Option<Nanos>,
@@ -54,6 +57,7 @@ impl Default for RecState {
             stats_error: None,
             late: false,
             slept_to_start: false,
+            settled: false,
             stopped_cpu: None,
         }
     }

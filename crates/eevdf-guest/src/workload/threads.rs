@@ -117,11 +117,11 @@ pub(super) fn run_threads(
     let mut spawn_error = None;
     for (i, (p, work)) in items.into_iter().enumerate() {
         let (sh, sp, cp) = (Arc::clone(&shared), Arc::clone(&spec_arc), cpus.clone());
-        let start = p.start_ns;
+        let (start, ordinal) = (p.start_ns, p.ordinal);
         let r = std::thread::Builder::new()
             .name(p.name.clone())
             .stack_size(STACK)
-            .spawn(move || thread_main(&sh, i, &sp, cp.as_deref(), start, work));
+            .spawn(move || thread_main(&sh, i, &sp, cp.as_deref(), (start, ordinal), work));
         planned.push(p);
         match r {
             Ok(h) => {
@@ -205,7 +205,7 @@ fn thread_main(
     me: usize,
     spec: &TaskSpec,
     cpus: Option<&[u32]>,
-    start: Option<Nanos>,
+    (start, ordinal): (Option<Nanos>, u32),
     work: Work,
 ) {
     let rec = &sh.records[me];
@@ -221,8 +221,10 @@ fn thread_main(
         }
     }
     let Some(window) = sh.wait_go() else { return };
+    let settled = settle(window, ordinal);
     {
         let mut st = rec.lock();
+        st.settled = settled;
         st.late = clock::now() >= window.t0;
         // CPU time again, without the wakeup out of the gate (a system
         // call, where the `sched` file is a long read); threads with a
@@ -253,6 +255,26 @@ fn thread_main(
     sh.park_until_stop();
 }
 
+/// Time between two threads' settles, and from the last settle to the
+/// CPU sampling before the window.
+const SETTLE_STEP_NS: Nanos = 100_000;
+const SETTLE_MARGIN_NS: Nanos = 10_000_000;
+
+/// Wakes the thread once more, alone on an idle CPU, before its start,
+/// so it starts with no lag, as the simulator's threads do.
+/// `place_entity()` applies no lag on an empty queue and the thread
+/// then sleeps as the only queued entity, with lag 0. Without it a
+/// thread carries the lag it gathered queued behind the others woken by
+/// the start gate: on 7.2.13 hackbench threads started with up to 178 us
+/// (ct-hackbench NEXT_BUDDY seed 1), and the first pick after a start
+/// went to a different thread than in the simulator.
+fn settle(w: Window, ordinal: u32) -> bool {
+    let sample = w.collect.saturating_sub(w.t1);
+    let back = SETTLE_MARGIN_NS + u64::from(ordinal) * SETTLE_STEP_NS;
+    let at = w.t0.saturating_sub(sample).saturating_sub(back);
+    clock::now() < at && clock::sleep_until(at).is_ok()
+}
+
 /// Builds the report from the records at the window's end.
 fn collect(spec: &TaskSpec, sh: &Shared, planned: &[Planned], w: Window, report: &mut GuestReport) {
     let d = planned.first().map_or(0, |p| p.directive);
@@ -266,9 +288,9 @@ fn collect(spec: &TaskSpec, sh: &Shared, planned: &[Planned], w: Window, report:
         let (start, end) = (st.start.unwrap_or_default(), st.end.unwrap_or_default());
         let delta = end.since(&start);
         late += usize::from(st.late);
-        // Not the wakeup out of the start gate, nor the first activation
-        // (the simulator does not count a thread's start).
-        let setup_wakeups = 1 + u64::from(st.slept_to_start);
+        // Not the wakeup out of the start gate or the settle, nor the
+        // first activation (the simulator does not count a thread's start).
+        let setup_wakeups = 1 + u64::from(st.settled) + u64::from(st.slept_to_start);
         let wakeups = delta.wakeups.saturating_sub(setup_wakeups);
         report.threads.push(GuestThread {
             name: p.name.clone(),
