@@ -46,8 +46,10 @@ if ! (have wasm-bindgen && wasm-bindgen --version | grep -qx "wasm-bindgen $WASM
     || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# npm dev tools from the lock file: binaryen (wasm-opt 132), playwright-core.
+# npm dev tools from the lock file: binaryen (wasm-opt 132), playwright-core,
+# axe-core (the e2e accessibility audit).
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+  || [ ! -d node_modules/axe-core ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
   npm ci --no-audit --no-fund

@@ -2,7 +2,7 @@
 // playwright-core and records everything that must not happen on a page
 // (console errors, page errors, CSP violations, off-origin requests).
 import { chromium } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -121,4 +121,20 @@ export async function drag(page, from, to) {
       a.y + a.height / 2 + ((b.y + b.height / 2) - (a.y + a.height / 2)) * i / 8);
   }
   await page.mouse.up();
+}
+
+// axe-core's source, injected by the DevTools protocol: the shipped CSP
+// (script-src 'self') would block a script tag, and is never relaxed.
+const AXE_SOURCE = readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now:
+ * `[{id, impact, help, nodes}]`, nodes as CSS selectors (at most 5). */
+export async function axeViolations(page) {
+  if (!await page.evaluate(() => typeof window.axe === 'object')) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+  });
 }

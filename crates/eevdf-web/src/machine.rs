@@ -390,7 +390,7 @@ pub fn machine_view(p: &Props) -> Html {
         html! {
             <div class={classes!(zone_class("cpu", &attr), little.then_some("little"))}
                  data-drop={attr.clone()} data-testid={format!("cpu-{cpu}")} tabindex="0"
-                 role="button" aria-label={format!("CPU {cpu}, capacity {cap}")}
+                 role="button"
                  onclick={zone_click(attr.clone())} onkeydown={zone_keys(attr.clone())}>
                 <div class="cpu-head">
                     <b>{ format!("CPU{cpu}") }</b>
@@ -400,6 +400,9 @@ pub fn machine_view(p: &Props) -> Html {
                     match &st {
                         Some(s) => html! {
                             <div class="cpu-live">
+                                // The card is named by its text (no aria-label that
+                                // could leave the running task out, WCAG 2.5.3).
+                                <span class="sr-only">{ "running" }</span>
                                 <span class={classes!("run", s.running.map(|d| slot_class(slot_of(&ss, d as usize))))}
                                       data-testid={format!("cpu-{cpu}-running")}>
                                     { s.running_name.clone().unwrap_or_else(|| "idle".into()) }

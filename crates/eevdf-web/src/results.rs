@@ -328,7 +328,7 @@ pub fn results_table(p: &Props) -> Html {
     let head = html! {
         <tr>
             { th(Col::Task) }
-            if p.baseline.is_some() { <th></th> }
+            if p.baseline.is_some() { <th><span class="sr-only">{ "side (A, B, change)" }</span></th> }
             { for Col::ALL[1..].iter().map(|c| th(*c)) }
         </tr>
     };
