@@ -291,7 +291,12 @@ fn fidelity(
     use eevdf_kernel::fidelity::{ROWS, VARIANTS};
     if list {
         for r in &ROWS {
-            outln!("row     {:<14} {}", r.name, r.title);
+            outln!(
+                "row     {:<14} {} (variants {})",
+                r.name,
+                r.title,
+                r.variants.join(", ")
+            );
         }
         for v in &VARIANTS {
             outln!("variant {}", v.name);

@@ -18,7 +18,8 @@ use eevdf_sim::LatencyStats;
 use serde::{Deserialize, Serialize};
 
 /// Guest (and simulated) duration of every row: 10,000 timer samples at a
-/// 1 ms period, so p99.9 rests on the 10 slowest.
+/// 1 ms period, so p99.9 rests on the 10 slowest (2,647 and 3 at the
+/// thread rows' 3,777 us).
 pub const DURATION: &str = "10s";
 /// Seeds per (row, variant, kernel).
 pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
@@ -32,8 +33,13 @@ pub const JUDGED: &str = "ct";
 pub struct Row {
     pub name: &'static str,
     pub title: &'static str,
-    /// Task lines after the common cyclictest line.
+    /// The judged timer task's line ([`CT`] unless the row copies a
+    /// thread's cyclictest).
+    pub ct: &'static str,
+    /// Task lines after the timer's.
     pub tasks: &'static str,
+    /// The variants the set runs on this row.
+    pub variants: &'static [&'static str],
 }
 
 /// The cyclictest-style timer every row has: 1 ms, 20 µs of work, a
@@ -41,31 +47,70 @@ pub struct Row {
 /// PREEMPT_SHORT matters).
 pub const CT: &str = "task ct kind=timer period=1ms run=20us slice=100us";
 
-pub const ROWS: [Row; 5] = [
+/// Every variant: the feature rows.
+const ALL: &[&str] = &[
+    "default",
+    "NO_PREEMPT_SHORT",
+    "NO_RUN_TO_PARITY",
+    "NEXT_BUDDY",
+    "equal-slices",
+];
+
+/// The 0/6 v2 thread's cyclictest (seeds/002): 3,777 us period, 8 ms
+/// slice, against competitors with 16 ms slices; its "tip 2.8/2.8"
+/// column is this row's `equal-slices`.
+const CT8: &str = "task ct kind=timer period=3777us run=20us slice=8ms";
+const SLICES: &[&str] = &["default", "equal-slices"];
+
+pub const ROWS: [Row; 7] = [
     Row {
         name: "ct-alone",
         title: "cyclictest alone",
+        ct: CT,
         tasks: "",
+        variants: ALL,
     },
     Row {
         name: "ct-1hog",
         title: "cyclictest against one CPU hog",
+        ct: CT,
         tasks: "task hog kind=hog",
+        variants: ALL,
     },
     Row {
         name: "ct-4hog",
         title: "cyclictest against four CPU hogs",
+        ct: CT,
         tasks: "task hog kind=hog count=4",
+        variants: ALL,
     },
     Row {
         name: "ct-rtapp",
         title: "cyclictest against two rt-app tasks (8.2/17.8 ms)",
+        ct: CT,
         tasks: "task rt kind=periodic count=2 run=8177us sleep=17777us",
+        variants: ALL,
     },
     Row {
         name: "ct-hackbench",
         title: "cyclictest against hackbench (1 group, 10 fds, threads, pipes)",
+        ct: CT,
         tasks: "task hb kind=hackbench groups=1 fds=10 mode=thread ipc=pipe loops=0",
+        variants: ALL,
+    },
+    Row {
+        name: "v2-rtapp",
+        title: "the v2 thread's cyclictest (3777 us, 8 ms slice) against two rt-app tasks with 16 ms slices",
+        ct: CT8,
+        tasks: "task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms",
+        variants: SLICES,
+    },
+    Row {
+        name: "v2-hackbench",
+        title: "the v2 thread's cyclictest (3777 us, 8 ms slice) against hackbench with 16 ms slices",
+        ct: CT8,
+        tasks: "task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms",
+        variants: SLICES,
     },
 ];
 
@@ -75,7 +120,7 @@ pub struct Variant {
     pub name: &'static str,
     /// Feature tokens written to debugfs (empty = the kernel's defaults).
     pub features: &'static str,
-    /// Drop ct's custom slice (every task on the base slice).
+    /// Drop every custom slice (every task on the base slice).
     pub equal_slices: bool,
 }
 
@@ -115,12 +160,27 @@ pub fn variant(name: &str) -> Option<&'static Variant> {
     VARIANTS.iter().find(|v| v.name == name)
 }
 
+impl Row {
+    /// Whether the set runs `v` on this row.
+    pub fn has(&self, v: &Variant) -> bool {
+        self.variants.contains(&v.name)
+    }
+}
+
+/// A task line without its `slice=` key.
+fn without_slice(line: &str) -> String {
+    line.split(' ')
+        .filter(|w| !w.starts_with("slice="))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The scenario text of a row under a variant (seed 1; runs set theirs).
 pub fn scenario_text(row: &Row, v: &Variant) -> String {
-    let ct = if v.equal_slices {
-        CT.replace(" slice=100us", "")
+    let (ct, tasks) = if v.equal_slices {
+        (without_slice(row.ct), without_slice(row.tasks))
     } else {
-        CT.to_string()
+        (row.ct.to_string(), row.tasks.to_string())
     };
     let mut t = format!(
         "eevdf-scenario v1\n# fidelity row {} ({})\nmachine up\n",
@@ -132,8 +192,8 @@ pub fn scenario_text(row: &Row, v: &Variant) -> String {
     }
     t.push_str(&ct);
     t.push('\n');
-    if !row.tasks.is_empty() {
-        t.push_str(row.tasks);
+    if !tasks.is_empty() {
+        t.push_str(&tasks);
         t.push('\n');
     }
     t.push_str("end\n");
@@ -498,7 +558,10 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
     o.push_str(&format!(
         "- Every row is one CPU (`machine up`), {DURATION} of guest time, with the \
          cyclictest-style task `{CT}` (10,000 wakeups: p99.9 rests on the 10 slowest) \
-         and the row's competitors.\n"
+         and the row's competitors. The `v2-*` rows copy the 0/6 v2 thread's setup \
+         instead (seeds/002: `{CT8}`, competitors with 16 ms slices, 2,647 wakeups, so \
+         p99.9 rests on the 3 slowest); their `equal-slices` is the thread's \"tip \
+         2.8/2.8\" column, every task on the base slice.\n"
     ));
     o.push_str(
         "- Kernel: Debian's packaged image booted under QEMU `-icount shift=1` (1 guest \
@@ -678,13 +741,21 @@ mod tests {
     #[test]
     fn every_row_and_variant_is_a_valid_one_cpu_scenario() {
         for r in &ROWS {
-            for v in &VARIANTS {
+            assert!(
+                r.variants.iter().all(|n| variant(n).is_some()),
+                "{}",
+                r.name
+            );
+            for v in VARIANTS.iter().filter(|v| r.has(v)) {
                 let t = scenario_text(r, v);
                 let sc =
                     Scenario::parse(&t).unwrap_or_else(|e| panic!("{}/{}: {e}", r.name, v.name));
                 assert_eq!(sc.sim.nr_cpus, 1);
                 assert_eq!(sc.sim.tasks[0].name, JUDGED);
                 assert_eq!(sc.sim.tasks[0].slice_ns.is_none(), v.equal_slices);
+                if v.equal_slices {
+                    assert!(sc.sim.tasks.iter().all(|t| t.slice_ns.is_none()));
+                }
             }
         }
     }

@@ -97,7 +97,7 @@ pub fn run_plan(
     let mut jobs = VecDeque::new();
     for (series, image) in &plan.kernels {
         for row in &plan.rows {
-            for variant in &plan.variants {
+            for variant in plan.variants.iter().filter(|v| row.has(v)) {
                 for &seed in &plan.seeds {
                     jobs.push_back(Job {
                         row,
@@ -182,7 +182,7 @@ fn write_references(
     let mut written = 0;
     for (series, image) in &plan.kernels {
         for row in &plan.rows {
-            for variant in &plan.variants {
+            for variant in plan.variants.iter().filter(|v| row.has(v)) {
                 let seeds: Vec<KernelSeed> = done
                     .iter()
                     .filter(|d| d.0 == row.name && d.1 == variant.name && &d.2 == series)

@@ -442,20 +442,33 @@ mod tests {
     #[test]
     fn fidelity_presets_are_the_sets_rows() {
         let ct = "task ct kind=timer period=1ms run=20us slice=100us";
+        let ct8 = "task ct kind=timer period=3777us run=20us slice=8ms";
         let rows = [
-            ("fidelity-ct-alone", ""),
-            ("fidelity-ct-1hog", "task hog kind=hog"),
-            ("fidelity-ct-4hog", "task hog kind=hog count=4"),
+            ("fidelity-ct-alone", ct, ""),
+            ("fidelity-ct-1hog", ct, "task hog kind=hog"),
+            ("fidelity-ct-4hog", ct, "task hog kind=hog count=4"),
             (
                 "fidelity-ct-rtapp",
+                ct,
                 "task rt kind=periodic count=2 run=8177us sleep=17777us",
             ),
             (
                 "fidelity-ct-hackbench",
+                ct,
                 "task hb kind=hackbench groups=1 fds=10 mode=thread ipc=pipe loops=0",
             ),
+            (
+                "fidelity-v2-rtapp",
+                ct8,
+                "task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms",
+            ),
+            (
+                "fidelity-v2-hackbench",
+                ct8,
+                "task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms",
+            ),
         ];
-        for (name, tasks) in rows {
+        for (name, ct, tasks) in rows {
             let mut t = format!("eevdf-scenario v1\nmachine up\nduration 10s\n{ct}\n");
             if !tasks.is_empty() {
                 t.push_str(tasks);
@@ -473,7 +486,7 @@ mod tests {
                 .iter()
                 .filter(|p| p.name.starts_with("fidelity-"))
                 .count(),
-            5
+            rows.len()
         );
     }
 

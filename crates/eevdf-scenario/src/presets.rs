@@ -450,6 +450,41 @@ task hb kind=hackbench fds=10 mode=thread ipc=pipe
 end
 ",
         flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+    },    Preset {
+        name: "fidelity-v2-rtapp",
+        title: "Fidelity row: the v2 thread's cyclictest (3777 us, 8 ms slice) against two rt-app tasks with 16 ms slices (one CPU; kernel reference data)",
+        source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md. The setup of the 0/6 v2 thread (seeds/002) on one CPU: 2xNR_CPUS rt-app tasks, its hackbench with fewer fds.",
+        text: "\
+eevdf-scenario v1
+engine 0.7
+machine up
+kernel v7.2
+hz 250
+duration 10s
+seed 1
+task ct kind=timer period=3777us slice=8ms
+task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
+end
+",
+        flip: None,
+    },
+    Preset {
+        name: "fidelity-v2-hackbench",
+        title: "Fidelity row: the v2 thread's cyclictest (3777 us, 8 ms slice) against hackbench with 16 ms slices (one CPU; kernel reference data)",
+        source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md. The setup of the 0/6 v2 thread (seeds/002) on one CPU: 2xNR_CPUS rt-app tasks, its hackbench with fewer fds.",
+        text: "\
+eevdf-scenario v1
+engine 0.7
+machine up
+kernel v7.2
+hz 250
+duration 10s
+seed 1
+task ct kind=timer period=3777us slice=8ms
+task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms
+end
+",
+        flip: None,
     },
 ];
 

@@ -45,7 +45,7 @@ impl TaskSpec {
 
 /// The estimated events per simulated second of one directive on
 /// `nr_cpus` CPUs, saturating.
-fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32, kernel_preempts: bool) -> u128 {
+fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32, kernel_preempts: bool, base_slice: u64) -> u128 {
     let rate = |period: Nanos| S / u128::from(period.max(1));
     let n = u128::from(t.nr_threads());
     let cpus = u128::from(nr_cpus.max(1));
@@ -66,12 +66,16 @@ fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32, kernel_preempts: bool) -> u12
         // can be preempted (`full`, `lazy`), threads blocked on a
         // preempted writer's pipe mutex make it ping-pong: about one
         // wakeup a round (fidelity-ct-hackbench under 7.2's lazy: five
-        // times the events).
+        // times the events). On one CPU a writer on a slice longer than
+        // the base keeps the CPU over its readers' wakeups, so it writes
+        // until its pipe is full (fidelity-v2-hackbench's 16 ms: a 25th
+        // of the events; with more CPUs the readers run elsewhere).
         Workload::Hackbench {
             fds,
             send_ns,
             recv_ns,
             pipe,
+            pipe_msgs,
             ..
         } => {
             let busy = cpus.min(n);
@@ -80,7 +84,11 @@ fn task_events_per_sec(t: &TaskSpec, nr_cpus: u32, kernel_preempts: bool) -> u12
             } else {
                 4
             };
-            let msgs = rounds * u64::from((*fds).max(1));
+            let msgs = if cpus == 1 && t.slice_ns.is_some_and(|s| s > base_slice) {
+                u64::from((*pipe_msgs).max(1))
+            } else {
+                rounds * u64::from((*fds).max(1))
+            };
             let burst = u128::from(send_ns.min(recv_ns).max(&1).saturating_mul(msgs));
             busy * 3 * S / burst.max(1)
         }
@@ -113,6 +121,10 @@ impl Cost {
     /// The cost of `cfg` on a machine of `nr_cpus` CPUs.
     pub fn of(cfg: &SimConfig, nr_cpus: u32) -> Cost {
         let kernel_preempts = matches!(cfg.preempt, PreemptModel::Full | PreemptModel::Lazy);
+        let base_slice = cfg
+            .sysctl
+            .base_slice_ns
+            .unwrap_or_else(|| cfg.features.base_slice_ns(nr_cpus));
         let threads = cfg
             .tasks
             .iter()
@@ -123,7 +135,7 @@ impl Cost {
         let tasks: u128 = cfg
             .tasks
             .iter()
-            .map(|t| task_events_per_sec(t, nr_cpus, kernel_preempts))
+            .map(|t| task_events_per_sec(t, nr_cpus, kernel_preempts, base_slice))
             .sum();
         let per_sec = ticks.saturating_add(tasks);
         let events = per_sec.saturating_mul(u128::from(cfg.duration_ns)) / S;
