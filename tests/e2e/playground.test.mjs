@@ -268,6 +268,11 @@ try {
   check(await inEditor(), 'Shift+Tab stays in the editor');
   await page.keyboard.press('Escape');
   await page.waitForSelector('[data-testid=task-editor]', { state: 'detached' });
+  const focused = () => page.evaluate(() => {
+    const a = document.activeElement;
+    return a?.dataset?.task ? `chip ${a.dataset.task}` : (a?.dataset?.testid ?? a?.tagName);
+  });
+  check(await focused() === 'chip rt', `closing the editor returns the focus to its chip: ${await focused()}`);
   // Re-pin by keyboard: Space on the chip, Move…, Enter on CPU 3.
   await openByKey('[data-testid=cpu-2] [data-task=rt]', ' ');
   await page.focus('[data-testid=task-editor] button:text("Move…")');
@@ -309,6 +314,15 @@ try {
   await page.fill('[data-testid=task-editor] input[name=slice]', '2ms');
   await page.click('[data-testid=task-editor] button[type=submit]');
   await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('task ct2 kind=timer period=1ms slice=2ms cpus=1'));
+  check(await focused() === 'chip ct2', `saving returns the focus to the chip: ${await focused()}`);
+  // Deleting from the editor sends the focus to CPU 0, not to the page.
+  const beforeDelete = await text(page);
+  await page.click('[data-testid=cpu-1] [data-task=ct2]');
+  await page.click('[data-testid=delete-task]');
+  await page.waitForSelector('button.chip[data-task=ct2]', { state: 'detached' });
+  check(await focused() === 'cpu-0', `after a delete the focus is on CPU 0: ${await focused()}`);
+  await page.fill('[data-testid=scenario-text]', beforeDelete);
+  await page.waitForSelector('[data-testid=cpu-1] [data-task=ct2]');
   await drag(page, '[data-testid=cpu-1] [data-task=ct2]', '[data-testid=machine-zone] > .zone-head');
   await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('task ct2 kind=timer period=1ms slice=2ms\n'));
 

@@ -121,10 +121,26 @@ pub fn machine_view(p: &Props) -> Html {
     // read back from the inputs, so a re-render (results stream in several
     // times a second) never resets what the user typed.
     let editing = use_state(|| None::<Editing>);
-    // A modal dialog: focus moves into the editor when it opens.
-    use_effect_with(editing.as_ref().map(|e| e.task), |open| {
-        if open.is_some() {
-            focus_first("[data-testid=task-editor] input");
+    // A modal dialog: focus moves into the editor when it opens, and back
+    // to the task's chip when it closes (to CPU 0 if the task is gone), so
+    // a keyboard user goes on where they were.
+    let opened = use_mut_ref(|| None::<(String, usize, usize)>);
+    let names: Vec<String> = p
+        .scenario
+        .sim
+        .tasks
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    use_effect_with(editing.as_ref().map(|e| e.task), move |open| {
+        let was = opened.borrow_mut().take();
+        match (*open, was) {
+            (Some(i), _) => {
+                *opened.borrow_mut() = names.get(i).map(|n| (n.clone(), i, names.len()));
+                focus_first("[data-testid=task-editor] input");
+            }
+            (None, Some(was)) => focus_after_edit(&names, was),
+            (None, None) => {}
         }
     });
     let editor_error = use_state(|| None::<String>);
@@ -667,6 +683,24 @@ fn editor(
                 </div>
             </form>
         </div>
+    }
+}
+
+/// Where the focus goes when the editor of task `index` (then `name`,
+/// one of `count` tasks) closes: its chip, found by name or, after a
+/// rename, by its unchanged position; CPU 0 when the task was deleted.
+fn focus_after_edit(names: &[String], (name, index, count): (String, usize, usize)) {
+    if names.len() < count {
+        focus_first("[data-testid=cpu-0]");
+        return;
+    }
+    let now = if names.contains(&name) {
+        Some(&name)
+    } else {
+        names.get(index)
+    };
+    if let Some(n) = now {
+        focus_first(&format!("button.chip[data-task=\"{n}\"]"));
     }
 }
 
