@@ -703,7 +703,8 @@ const SEEDS_SECTION: &str = "## The seed threads\n\n\
     (`tests/seeds/published.txt`) and writes [fidelity-seeds.md](fidelity-seeds.md), \
     with the thread, table, metric, published values, the preset that models it, and \
     the direction and ratio on both sides. Comparisons that hang on hardware are \
-    listed with that reason.\n";
+    listed with that reason; those that one-CPU rows here can run (`tests/seeds/kernel.txt`: \
+    the v2 thread's slice columns, rows `v2-*`) also show each kernel's B/A.\n";
 
 /// The page's data file (`eevdf-scenario/data/kernel_ref.txt`): each
 /// row's default variant as preset `fidelity-ROW`, one line per kernel.

@@ -13,6 +13,20 @@ fn refs_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernel-ref")
 }
 
+/// The judged timer's wakeups in a row's run: duration over period.
+fn expected_samples(row: &str, variant: &str) -> u64 {
+    let (Some(row), Some(v)) = (fidelity::row(row), fidelity::variant(variant)) else {
+        panic!("unknown row or variant {row} {variant}");
+    };
+    let sc = eevdf_scenario::scenario::Scenario::parse(&fidelity::scenario_text(row, v))
+        .expect("a row's text parses");
+    let ct = &sc.sim.tasks[0];
+    let eevdf_sim::Workload::Timer { period_ns, .. } = ct.workload else {
+        panic!("{}: the judged task is not a timer", row.name);
+    };
+    sc.sim.duration_ns / period_ns.max(1)
+}
+
 #[test]
 fn the_simulator_holds_its_agreement_with_the_kernels() {
     let refs = fidelity::load_references(&refs_dir()).expect("tests/kernel-ref");
@@ -26,9 +40,13 @@ fn the_simulator_holds_its_agreement_with_the_kernels() {
             r.variant,
             r.series
         );
+        // At least half the timer's periods were measured (a period that
+        // starts while the timer still waits is skipped, as cyclictest
+        // does: 6.12 ct-hackbench equal-slices keeps 5,659 of 10,000).
+        let expected = expected_samples(&r.row, &r.variant);
         assert!(
-            r.seeds.iter().all(|s| s.samples > 5_000),
-            "{} {}: samples",
+            r.seeds.iter().all(|s| s.samples * 2 > expected),
+            "{} {}: samples, want half of {expected}",
             r.row,
             r.variant
         );

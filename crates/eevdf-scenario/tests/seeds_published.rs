@@ -273,6 +273,107 @@ fn load() -> Vec<Entry> {
     parse_file(&text).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A comparison checked on real kernels (`tests/seeds/kernel.txt`): the
+/// one-CPU fidelity row whose variants are its A and B.
+#[derive(Clone, Debug)]
+struct Check {
+    line: usize,
+    /// thread, table, metric, A label, B label: the comparison's key.
+    key: [String; 5],
+    row: String,
+    a_variant: String,
+    b_variant: String,
+    /// The reference files' field: p50 p90 p99 p99_9 max.
+    field: &'static str,
+}
+
+/// The kernel series every check is run on (`eevdf kernel fidelity`).
+const CHECK_SERIES: [&str; 2] = ["7.2", "6.12"];
+
+fn parse_checks(text: &str) -> Result<Vec<Check>, String> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        let [th, ta, me, al, bl, row, av, bv, pct] = f[..] else {
+            return Err(format!(
+                "kernel.txt line {}: {} fields, want 9",
+                i + 1,
+                f.len()
+            ));
+        };
+        let field = match pct {
+            "p50" => "p50",
+            "p90" => "p90",
+            "p99" => "p99",
+            "p99.9" => "p99_9",
+            "max" => "max",
+            _ => return Err(format!("kernel.txt line {}: metric `{pct}`", i + 1)),
+        };
+        out.push(Check {
+            line: i + 1,
+            key: [th, ta, me, al, bl].map(String::from),
+            row: row.into(),
+            a_variant: av.into(),
+            b_variant: bv.into(),
+            field,
+        });
+    }
+    Ok(out)
+}
+
+fn load_checks() -> Vec<Check> {
+    let path = root().join("tests/seeds/kernel.txt");
+    let text = std::fs::read_to_string(&path).expect("tests/seeds/kernel.txt");
+    parse_checks(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn entry_key(e: &Entry) -> [String; 5] {
+    [&e.thread, &e.table, &e.metric, &e.a_label, &e.b_label].map(|s| s.clone())
+}
+
+/// One side of a check on one series: (kernel release, median over seeds
+/// of the field, ns), from the committed reference file.
+fn kernel_side(
+    row: &str,
+    variant: &str,
+    series: &str,
+    field: &str,
+) -> Result<(String, f64), String> {
+    let path = root().join(format!("tests/kernel-ref/{row}.{variant}.{series}.json"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let release = v["kernel"].as_str().unwrap_or("?").to_string();
+    let vals: Option<Vec<f64>> = v["seeds"]
+        .as_array()
+        .map(|a| a.iter().map(|s| s[field].as_f64()).collect())
+        .unwrap_or_default();
+    match vals {
+        Some(vals) if !vals.is_empty() => Ok((release, median(vals))),
+        _ => Err(format!("{}: no seeds with {field}", path.display())),
+    }
+}
+
+/// Each series' (release, kernel B/A) for a check.
+fn kernel_ratios(c: &Check) -> Result<Vec<(String, f64)>, String> {
+    CHECK_SERIES
+        .iter()
+        .map(|series| {
+            let (release, a) = kernel_side(&c.row, &c.a_variant, series, c.field)?;
+            let (_, b) = kernel_side(&c.row, &c.b_variant, series, c.field)?;
+            if a <= 0.0 {
+                return Err(format!("{} {series}: A is 0", c.row));
+            }
+            let short = release.split('+').next().unwrap_or(&release).to_string();
+            Ok((short, b / a))
+        })
+        .collect()
+}
+
 #[test]
 fn published_table_parses() {
     let entries = load();
@@ -282,6 +383,21 @@ fn published_table_parses() {
             build(&e.preset, ops, 1).unwrap_or_else(|err| panic!("line {}: {err}", e.line));
         }
     }
+}
+
+#[test]
+fn every_kernel_check_names_a_comparison_and_its_references() {
+    let entries = load();
+    let checks = load_checks();
+    assert!(!checks.is_empty());
+    for c in &checks {
+        let n = entries.iter().filter(|e| entry_key(e) == c.key).count();
+        assert_eq!(n, 1, "kernel.txt line {}: {n} comparisons match", c.line);
+        let r = kernel_ratios(c).unwrap_or_else(|e| panic!("kernel.txt line {}: {e}", c.line));
+        assert_eq!(r.len(), CHECK_SERIES.len());
+    }
+    assert!(parse_checks("a | b").is_err());
+    assert!(parse_checks("a | b | c | d | e | f | g | h | p42").is_err());
 }
 
 fn status(e: &Entry) -> (&'static str, String) {
@@ -297,6 +413,36 @@ fn status(e: &Entry) -> (&'static str, String) {
         }
     }
     ("other", r.to_string())
+}
+
+/// Every checking kernel moves the published way.
+fn kernels_side_with(pub_r: f64, kernel: &[(String, f64)]) -> bool {
+    !kernel.is_empty() && kernel.iter().all(|k| dir(k.1) == dir(pub_r))
+}
+
+/// No checking kernel moves the published way.
+fn kernels_contradict(pub_r: f64, kernel: &[(String, f64)]) -> bool {
+    !kernel.is_empty() && kernel.iter().all(|k| dir(k.1) != dir(pub_r))
+}
+
+/// The direction cell's kernel part: each kernel's B/A and what it says
+/// of the thread.
+fn kernel_note(pub_r: f64, kernel: &[(String, f64)]) -> String {
+    if kernel.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = kernel
+        .iter()
+        .map(|(k, r)| format!("{k} {r:.3} ({})", arrow(dir(*r))))
+        .collect();
+    let verdict = if kernels_side_with(pub_r, kernel) {
+        "the kernels agree with the thread"
+    } else if kernels_contradict(pub_r, kernel) {
+        "the kernels contradict the thread"
+    } else {
+        "the kernels disagree with each other"
+    };
+    format!("<br>kernel (one CPU) B/A {}: {verdict}", each.join(", "))
 }
 
 fn fmt(v: f64) -> String {
@@ -383,7 +529,10 @@ fn fidelity_seeds_report() {
         pub_r: f64,
         sim: Option<(f64, f64, f64)>,
         panic: Option<String>,
+        /// Each kernel's (release, B/A) where the comparison is checked.
+        kernel: Vec<(String, f64)>,
     }
+    let checks = load_checks();
     let rows: Vec<Row> = entries
         .iter()
         .map(|e| {
@@ -404,11 +553,17 @@ fn fidelity_seeds_report() {
             } else {
                 None
             };
+            let kernel = checks
+                .iter()
+                .find(|c| c.key == entry_key(e))
+                .map(|c| kernel_ratios(c).unwrap_or_else(|m| panic!("{m}")))
+                .unwrap_or_default();
             Row {
                 e,
                 pub_r,
                 sim,
                 panic,
+                kernel,
             }
         })
         .collect();
@@ -451,7 +606,7 @@ fn fidelity_seeds_report() {
         .collect::<String>();
 
     let mut md = String::new();
-    let _ = writeln!(md, "# Fidelity against the seed threads (simulator only)\n");
+    let _ = writeln!(md, "# Fidelity against the seed threads\n");
     let _ = writeln!(
         md,
         "Generated by `cargo test --release -p eevdf-scenario --test seeds_published -- \
@@ -461,7 +616,10 @@ fn fidelity_seeds_report() {
          simulated change within ±{:.0} % counts as flat (it agrees only with a flat \
          published change). Simulated `hbtime` values are seconds per million \
          messages (1/throughput), not the benchmark's run time: only their B/A \
-         compares with the published seconds.\n",
+         compares with the published seconds. Where a comparison is also checked \
+         on real kernels (`tests/seeds/kernel.txt`), the direction cell adds each \
+         kernel's B/A, the median over the fidelity row's seeds (docs/fidelity.md \
+         has both sides of those rows).\n",
         FLAT * 100.0
     );
     let _ = writeln!(md, "## Summary\n");
@@ -493,6 +651,26 @@ fn fidelity_seeds_report() {
         md,
         "- All simulated comparisons: direction agrees on {all_agree} of {}.",
         simulated.len()
+    );
+    let checked: Vec<&Row> = rows.iter().filter(|r| !r.kernel.is_empty()).collect();
+    let with_thread = checked
+        .iter()
+        .filter(|r| kernels_side_with(r.pub_r, &r.kernel))
+        .count();
+    let big_differ: Vec<&&&Row> = big.iter().filter(|r| !agree(r)).collect();
+    let contradicted = big_differ
+        .iter()
+        .filter(|r| kernels_contradict(r.pub_r, &r.kernel))
+        .count();
+    let _ = writeln!(
+        md,
+        "- Checked on real kernels (`tests/seeds/kernel.txt`; one CPU, the fidelity \
+         rows' reference data): **{}** comparisons; every kernel moves the thread's way on \
+         {with_thread}. Of the {} simulated disagreements over {:.0} %, **{contradicted}** \
+         are contradicted by every kernel (the kernels move the other way or stay flat).",
+        checked.len(),
+        big_differ.len(),
+        BIG * 100.0
     );
     let _ = writeln!(
         md,
@@ -550,10 +728,11 @@ fn fidelity_seeds_report() {
                         fmt(sb),
                         format!("{sr:.3}"),
                         format!(
-                            "{} / {}: {}",
+                            "{} / {}: {}{}",
                             arrow(dir(r.pub_r)),
                             arrow(dir(sr)),
-                            if ok { "**agrees**" } else { "differs" }
+                            if ok { "**agrees**" } else { "differs" },
+                            kernel_note(r.pub_r, &r.kernel)
                         ),
                     )
                 }
