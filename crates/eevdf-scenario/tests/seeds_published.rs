@@ -59,14 +59,19 @@ struct Entry {
     reason: String,
 }
 
+/// The data lines of a `" | "`-separated file (blank lines and `#`
+/// comments skipped): (0-based line index, the line, its fields).
+fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str, Vec<&str>)> {
+    text.lines().enumerate().filter_map(|(i, raw)| {
+        let line = raw.trim();
+        (!line.is_empty() && !line.starts_with('#'))
+            .then(|| (i, line, line.split(" | ").map(str::trim).collect()))
+    })
+}
+
 fn parse_file(text: &str) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let f: Vec<&str> = line.split(" | ").map(str::trim).collect();
+    for (i, line, f) in data_lines(text) {
         if f.len() != 13 {
             return Err(format!(
                 "line {}: {} fields, want 13: {line}",
@@ -292,12 +297,7 @@ const CHECK_SERIES: [&str; 2] = ["7.2", "6.12"];
 
 fn parse_checks(text: &str) -> Result<Vec<Check>, String> {
     let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let f: Vec<&str> = line.split(" | ").map(str::trim).collect();
+    for (i, _, f) in data_lines(text) {
         let [th, ta, me, al, bl, row, av, bv, pct] = f[..] else {
             return Err(format!(
                 "kernel.txt line {}: {} fields, want 9",
