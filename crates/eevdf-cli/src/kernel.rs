@@ -295,7 +295,7 @@ fn fidelity(
                 "row     {:<14} {} (variants {})",
                 r.name,
                 r.title,
-                r.variants.join(", ")
+                r.variants.map_or("all".to_string(), |v| v.join(", "))
             );
         }
         for v in &VARIANTS {

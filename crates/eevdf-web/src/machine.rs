@@ -124,7 +124,7 @@ pub fn machine_view(p: &Props) -> Html {
     // A modal dialog: focus moves into the editor when it opens, and back
     // to the task's chip when it closes (to CPU 0 if the task is gone), so
     // a keyboard user goes on where they were.
-    let opened = use_mut_ref(|| None::<(String, usize, usize)>);
+    let opened = use_mut_ref(|| None::<OpenEditor>);
     let names: Vec<String> = p
         .scenario
         .sim
@@ -136,7 +136,11 @@ pub fn machine_view(p: &Props) -> Html {
         let was = opened.borrow_mut().take();
         match (*open, was) {
             (Some(i), _) => {
-                *opened.borrow_mut() = names.get(i).map(|n| (n.clone(), i, names.len()));
+                *opened.borrow_mut() = names.get(i).map(|n| OpenEditor {
+                    name: n.clone(),
+                    index: i,
+                    count: names.len(),
+                });
                 focus_first("[data-testid=task-editor] input");
             }
             (None, Some(was)) => focus_after_edit(&names, was),
@@ -686,10 +690,18 @@ fn editor(
     }
 }
 
-/// Where the focus goes when the editor of task `index` (then `name`,
-/// one of `count` tasks) closes: its chip, found by name or, after a
-/// rename, by its unchanged position; CPU 0 when the task was deleted.
-fn focus_after_edit(names: &[String], (name, index, count): (String, usize, usize)) {
+/// The task whose editor is open, as it was when it opened.
+struct OpenEditor {
+    name: String,
+    index: usize,
+    /// The scenario's task count then: fewer on close means a delete.
+    count: usize,
+}
+
+/// Where the focus goes when an editor closes: the task's chip, found by
+/// name or, after a rename, by its unchanged position; CPU 0 when the
+/// task was deleted.
+fn focus_after_edit(names: &[String], OpenEditor { name, index, count }: OpenEditor) {
     if names.len() < count {
         focus_first("[data-testid=cpu-0]");
         return;
