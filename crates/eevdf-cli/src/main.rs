@@ -19,7 +19,7 @@ use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
-use eevdf_sim::{Sim, SimResult};
+use eevdf_sim::{RoleKind, Sim, SimResult};
 use out::{errln, out, outln};
 
 /// Exit code for bad input (matches clap's own usage-error code).
@@ -546,7 +546,7 @@ fn render(
                 .tasks
                 .iter()
                 .zip(hists)
-                .filter(|(t, _)| t.role == "timer")
+                .filter(|(t, _)| t.role == RoleKind::Timer)
                 .map(|(_, h)| h)
                 .collect();
             if threads.is_empty() {

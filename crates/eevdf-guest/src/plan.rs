@@ -218,7 +218,7 @@ mod tests {
                 (a.name.as_str(), a.directive),
                 (b.name.as_str(), b.directive)
             );
-            assert_eq!(a.role.name(), b.role);
+            assert_eq!(a.role.name(), b.role.as_str());
         }
         assert_eq!(p[0].role, Role::Sender { group: 0 });
         assert_eq!(p[3].role, Role::Receiver { group: 0, index: 0 });

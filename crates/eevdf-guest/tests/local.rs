@@ -45,7 +45,7 @@ fn a_local_run_reports_every_thread_in_the_simulators_order() {
     let want: Vec<(&str, &str)> = sim
         .tasks
         .iter()
-        .map(|t| (t.name.as_str(), t.role))
+        .map(|t| (t.name.as_str(), t.role.as_str()))
         .collect();
     assert_eq!(got, want);
     assert_eq!(r.window_ns, 400_000_000);

@@ -8,8 +8,8 @@
 //! under QEMU `-icount`), relative to the start of the measured window.
 
 use eevdf_sim::{
-    CpuResult, HackbenchResult, LatencyHist, NameResult, SchbenchResult, SimResult, TaskResult,
-    Totals,
+    CpuResult, HackbenchResult, LatencyHist, NameResult, RoleKind, SchbenchResult, SimResult,
+    TaskResult, Totals,
 };
 use serde::{Deserialize, Serialize};
 
@@ -216,7 +216,7 @@ impl GuestReport {
             tasks.push(TaskResult {
                 name: t.name.clone(),
                 directive: t.directive,
-                role: role_name(&t.role)?,
+                role: role_kind(&t.role)?,
                 cpu_ns: t.cpu_ns,
                 wakeups: t.wakeups,
                 migrations: t.migrations,
@@ -286,14 +286,8 @@ impl GuestReport {
 }
 
 /// The simulator's static role name for a reported one.
-fn role_name(role: &str) -> Result<&'static str, String> {
-    const ROLES: [&str; 7] = [
-        "timer", "periodic", "hog", "sender", "receiver", "message", "worker",
-    ];
-    ROLES
-        .into_iter()
-        .find(|r| *r == role)
-        .ok_or_else(|| format!("unknown thread role {role:?}"))
+fn role_kind(role: &str) -> Result<RoleKind, String> {
+    RoleKind::from_name(role).ok_or_else(|| format!("unknown thread role {role:?}"))
 }
 
 #[cfg(test)]

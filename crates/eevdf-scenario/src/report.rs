@@ -405,7 +405,7 @@ pub fn json_with_source(scenario_text: &str, r: &SimResult, source: Option<&Sour
             .iter()
             .map(|t| JsonTask {
                 name: &t.name,
-                role: t.role,
+                role: t.role.as_str(),
                 cpu_ms: ms3(t.cpu_ns),
                 samples: t.latency.samples,
                 wakeups: t.wakeups,
@@ -1137,7 +1137,7 @@ mod tests {
         );
         assert_eq!(ab_title(0, 0), AB_TITLE);
     }
-    use eevdf_sim::{CpuResult, HackbenchResult, SchbenchResult, TaskResult, Totals};
+    use eevdf_sim::{CpuResult, HackbenchResult, RoleKind, SchbenchResult, TaskResult, Totals};
 
     #[test]
     fn simulated_by_names_this_engine() {
@@ -1181,7 +1181,7 @@ mod tests {
         }
     }
 
-    fn task(name: &str, role: &'static str, cpu_ns: u64, latency: LatencyStats) -> TaskResult {
+    fn task(name: &str, role: RoleKind, cpu_ns: u64, latency: LatencyStats) -> TaskResult {
         TaskResult {
             name: name.to_string(),
             directive: 0,
@@ -1207,9 +1207,9 @@ mod tests {
                 name("hog", 2, 998_000_500, LatencyStats::default()),
             ],
             tasks: vec![
-                task("cyclictest.0", "timer", 2_650_400, ct),
-                task("hog.0", "hog", 499_000_000, LatencyStats::default()),
-                task("hog.1", "hog", 499_000_500, LatencyStats::default()),
+                task("cyclictest.0", RoleKind::Timer, 2_650_400, ct),
+                task("hog.0", RoleKind::Hog, 499_000_000, LatencyStats::default()),
+                task("hog.1", RoleKind::Hog, 499_000_500, LatencyStats::default()),
             ],
             cpus: vec![
                 CpuResult {

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use eevdf_scenario::presets::preset;
 use eevdf_scenario::scenario::Scenario;
-use eevdf_sim::{LatencyHist, Sim};
+use eevdf_sim::{LatencyHist, RoleKind, Sim};
 
 /// Relative change under which a simulated change counts as flat.
 const FLAT: f64 = 0.01;
@@ -220,7 +220,7 @@ fn run_metrics(sc: &Scenario) -> HashMap<String, f64> {
     let mut workers: BTreeMap<String, LatencyHist> = BTreeMap::new();
     if hists.len() == r.tasks.len() {
         for (t, h) in r.tasks.iter().zip(&hists) {
-            if t.role != "worker" {
+            if t.role != RoleKind::Worker {
                 continue;
             }
             let name = t.name.rsplit_once('.').map_or(t.name.as_str(), |x| x.0);

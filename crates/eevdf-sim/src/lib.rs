@@ -9,7 +9,6 @@
 pub mod config;
 pub mod cost;
 pub mod event;
-pub mod hackbench;
 pub mod live;
 pub mod machine;
 pub mod metrics;
@@ -23,6 +22,8 @@ pub mod topology;
 pub mod trace;
 pub mod workload;
 
+pub use workload::hackbench;
+
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
 pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats};
@@ -33,3 +34,4 @@ pub use result::{
     CpuResult, HackbenchResult, NameResult, Partial, SchbenchResult, SimResult, TaskResult, Totals,
 };
 pub use rng::SimRng;
+pub use workload::RoleKind;

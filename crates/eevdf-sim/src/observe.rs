@@ -90,6 +90,22 @@ pub enum SimEvent {
         woke: Nanos,
         latency: Nanos,
     },
+    /// Hackbench threads of task directive `directive` moved `count`
+    /// messages (a burst's worth, written or read).
+    Messages {
+        ts: Nanos,
+        directive: usize,
+        count: u64,
+    },
+    /// The last loop of a hackbench directive with `loops` finished.
+    HackbenchDone { ts: Nanos, directive: usize },
+    /// A schbench worker of `directive` served the request asked for at
+    /// `asked`.
+    Request {
+        ts: Nanos,
+        directive: usize,
+        asked: Nanos,
+    },
 }
 
 impl SimEvent {
@@ -103,7 +119,10 @@ impl SimEvent {
             | SimEvent::WakeupPreempt { ts, .. }
             | SimEvent::Migrate { ts, .. }
             | SimEvent::Tick { ts, .. }
-            | SimEvent::Latency { ts, .. } => ts,
+            | SimEvent::Latency { ts, .. }
+            | SimEvent::Messages { ts, .. }
+            | SimEvent::HackbenchDone { ts, .. }
+            | SimEvent::Request { ts, .. } => ts,
         }
     }
 }
@@ -124,8 +143,10 @@ impl Interest {
     pub const MIGRATE: Interest = Interest(1 << 4);
     pub const TICK: Interest = Interest(1 << 5);
     pub const LATENCY: Interest = Interest(1 << 6);
+    /// `Messages`, `HackbenchDone` and `Request`.
+    pub const WORKLOAD: Interest = Interest(1 << 7);
     pub const NONE: Interest = Interest(0);
-    pub const ALL: Interest = Interest(0x7f);
+    pub const ALL: Interest = Interest(0xff);
 
     pub const fn union(self, o: Interest) -> Interest {
         Interest(self.0 | o.0)
@@ -145,6 +166,9 @@ impl Interest {
             SimEvent::Migrate { .. } => Interest::MIGRATE,
             SimEvent::Tick { .. } => Interest::TICK,
             SimEvent::Latency { .. } => Interest::LATENCY,
+            SimEvent::Messages { .. }
+            | SimEvent::HackbenchDone { .. }
+            | SimEvent::Request { .. } => Interest::WORKLOAD,
         }
     }
 }

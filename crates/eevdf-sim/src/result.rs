@@ -3,6 +3,7 @@
 
 use crate::config::Nanos;
 use crate::metrics::LatencyStats;
+use crate::workload::RoleKind;
 
 /// One simulated thread (`NAME.I`).
 #[derive(Clone, Debug, PartialEq)]
@@ -11,8 +12,7 @@ pub struct TaskResult {
     pub name: String,
     /// Index of the `task` directive that created it.
     pub directive: usize,
-    /// `timer`, `periodic`, `hog`, `sender`, `receiver`, `message`, `worker`.
-    pub role: &'static str,
+    pub role: RoleKind,
     pub cpu_ns: Nanos,
     pub wakeups: u64,
     pub migrations: u64,

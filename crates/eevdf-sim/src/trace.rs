@@ -160,7 +160,10 @@ impl Observer for TraceRecorder {
             SimEvent::Pick { .. }
             | SimEvent::WakeupPreempt { .. }
             | SimEvent::Tick { .. }
-            | SimEvent::Latency { .. } => return,
+            | SimEvent::Latency { .. }
+            | SimEvent::Messages { .. }
+            | SimEvent::HackbenchDone { .. }
+            | SimEvent::Request { .. } => return,
         };
         self.0.push(t);
     }

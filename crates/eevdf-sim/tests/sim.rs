@@ -2,7 +2,7 @@
 //! invariants 10 and 11 of docs/model.md §9, on short runs.
 
 use eevdf_core::{FeatureSet, Policy, Profile};
-use eevdf_sim::{simulate, Costs, GroupSpec, SimConfig, SimResult, TaskSpec, Workload};
+use eevdf_sim::{simulate, Costs, GroupSpec, RoleKind, SimConfig, SimResult, TaskSpec, Workload};
 
 const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
@@ -376,7 +376,7 @@ fn load_balancing_spreads_hogs_after_a_cpu_frees_up() {
         r.cpus[1].busy_ns
     );
     // Each hog got about a quarter of the 2 CPUs over the run.
-    for t in r.tasks.iter().filter(|t| t.role == "hog") {
+    for t in r.tasks.iter().filter(|t| t.role == RoleKind::Hog) {
         assert!(t.cpu_ns > 3 * S / 2, "{} ran {} ns", t.name, t.cpu_ns);
     }
 }

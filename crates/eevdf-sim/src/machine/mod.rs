@@ -25,7 +25,10 @@ use crate::result::{
 use crate::rng::SimRng;
 use crate::topology::{MachineSpec, Topology};
 use crate::trace::{PrevState, Trace, TraceRecorder, TraceTask};
-use crate::workload::{wall_for_work, work_in_wall, Role, Tid, FOREVER, SCHBENCH_WAKE_CPU_NS};
+use crate::workload::{
+    wall_for_work, work_in_wall, Message, Periodic, Role, Tid, Timer, Worker, WorkloadStats,
+    FOREVER,
+};
 
 pub mod balance;
 mod pipes;
@@ -223,11 +226,9 @@ pub struct Sim {
     /// model's default), and where it stopped if it did.
     budget: u64,
     stopped_at: Option<Nanos>,
-    hb_messages: Vec<u64>,
-    hb_done: Vec<Option<Nanos>>,
+    /// hackbench messages each directive has still to send.
     hb_left: Vec<u64>,
-    sch_requests: Vec<u64>,
-    sch_hist: Vec<LatencyHist>,
+    stats: WorkloadStats,
     scratch: balance::Scratch,
 }
 
@@ -345,11 +346,8 @@ impl Sim {
             events: 0,
             budget,
             stopped_at: None,
-            hb_messages: vec![0; cfg.tasks.len()],
-            hb_done: vec![None; cfg.tasks.len()],
             hb_left: vec![0; cfg.tasks.len()],
-            sch_requests: vec![0; cfg.tasks.len()],
-            sch_hist: vec![LatencyHist::new(); cfg.tasks.len()],
+            stats: WorkloadStats::new(cfg.tasks.len(), cfg.warmup_ns),
             scratch: balance::Scratch::default(),
             cfg,
         };
@@ -1226,94 +1224,88 @@ impl Sim {
     /// next burst to run at once, or `None` if the thread sleeps (its
     /// wakeup, if timed, is scheduled here).
     fn advance(&mut self, tid: Tid, now: Nanos) -> Option<Nanos> {
-        let slack = self.threads[tid].slack;
-        let wake_cost = self.cfg.costs.wake_ns;
-        match self.threads[tid].role.clone() {
+        match &mut self.threads[tid].role {
             Role::Hog => Some(FOREVER),
-            Role::Timer {
-                period,
-                run,
-                expiry,
-            } => {
-                let mut next = expiry + period;
-                if next <= now {
-                    // Overrun: clock_nanosleep on a past time returns at once.
-                    next = now;
-                }
-                self.threads[tid].role = Role::Timer {
-                    period,
-                    run,
-                    expiry: next,
-                };
-                self.threads[tid].wake_stamp = Some(next);
-                self.q.schedule(next.max(now) + slack, Ev::Timer { tid });
-                let _ = run;
+            Role::Timer(t) => {
+                let next = t.next_expiry(now);
+                self.sleep_until(tid, next, now);
                 None
             }
-            Role::Periodic {
-                run,
-                sleep,
-                period,
-                activation,
-            } => {
-                let next = match period {
-                    Some(p) => (activation + p).max(now),
-                    None => now + sleep,
-                };
-                self.threads[tid].role = Role::Periodic {
-                    run,
-                    sleep,
-                    period,
-                    activation: next,
-                };
-                self.threads[tid].wake_stamp = Some(next);
-                self.q.schedule(next + slack, Ev::Timer { tid });
+            Role::Periodic(p) => {
+                let next = p.next_activation(now);
+                self.sleep_until(tid, next, now);
                 None
             }
-            Role::Sender { batch, .. } | Role::Receiver { batch, .. } => {
+            &mut Role::Sender { batch, .. } | &mut Role::Receiver { batch, .. } => {
                 self.hackbench_burst_end(tid, batch, now)
             }
-            Role::Message { workers, think } => {
+            Role::Message(m) => {
                 // The burst that ends here was the fan-out: wake them all.
-                for w in &workers {
-                    if self.threads[*w].state == State::Sleeping {
-                        if let Role::Worker { request, .. } = self.threads[*w].role {
-                            self.threads[*w].role = Role::Worker {
-                                request,
-                                asked: Some(now),
-                            };
-                        }
-                        self.q.schedule(
-                            now + wake_cost,
-                            Ev::Wake {
-                                tid: *w,
-                                sync: false,
-                                from_task: true,
-                                waker: Some(self.threads[tid].cpu),
-                            },
-                        );
-                        self.threads[*w].state = State::Waking;
-                        self.threads[*w].wake_stamp = Some(now);
-                    }
+                let next = m.next_round(now);
+                let workers = std::mem::take(&mut m.workers);
+                self.ask_workers(tid, &workers, now);
+                if let Role::Message(m) = &mut self.threads[tid].role {
+                    m.workers = workers;
                 }
-                self.threads[tid].wake_stamp = Some(now + think);
-                self.q.schedule(now + think + slack, Ev::Timer { tid });
+                self.sleep_until(tid, next, now);
                 None
             }
-            Role::Worker { request, asked } => {
-                let d = self.threads[tid].directive;
-                if let Some(a) = asked {
-                    self.sch_requests[d] += 1;
-                    if a >= self.cfg.warmup_ns {
-                        self.sch_hist[d].record(now - a);
-                    }
+            Role::Worker(w) => {
+                if let Some(asked) = w.serve() {
+                    let directive = self.threads[tid].directive;
+                    self.emit_workload(SimEvent::Request {
+                        ts: now,
+                        directive,
+                        asked,
+                    });
                 }
-                self.threads[tid].role = Role::Worker {
-                    request,
-                    asked: None,
-                };
                 None
             }
+        }
+    }
+
+    /// Arms the timer of a thread whose activation ended: it wakes at
+    /// `next` (its nominal time, where latency counts from) plus slack.
+    #[inline]
+    fn sleep_until(&mut self, tid: Tid, next: Nanos, now: Nanos) {
+        let t = &mut self.threads[tid];
+        t.wake_stamp = Some(next);
+        let at = next.max(now) + t.slack;
+        self.q.schedule(at, Ev::Timer { tid });
+    }
+
+    /// A schbench message thread on its way to sleep wakes every worker
+    /// that sleeps, each wakeup a `wake` cost later.
+    fn ask_workers(&mut self, tid: Tid, workers: &[Tid], now: Nanos) {
+        let wake_cost = self.cfg.costs.wake_ns;
+        let waker = Some(self.threads[tid].cpu);
+        for &w in workers {
+            let t = &mut self.threads[w];
+            if t.state != State::Sleeping {
+                continue;
+            }
+            if let Role::Worker(worker) = &mut t.role {
+                worker.ask(now);
+            }
+            t.state = State::Waking;
+            t.wake_stamp = Some(now);
+            let wake = Ev::Wake {
+                tid: w,
+                sync: false,
+                from_task: true,
+                waker,
+            };
+            self.q.schedule(now + wake_cost, wake);
+        }
+    }
+
+    /// Feeds a workload event to the statistics the result is built
+    /// from, and to any observer that takes them.
+    #[inline]
+    fn emit_workload(&mut self, e: SimEvent) {
+        self.stats.take(&e);
+        if self.observers.wants(Interest::WORKLOAD) {
+            self.observers.emit(e);
         }
     }
 
@@ -1352,7 +1344,7 @@ impl Sim {
             tasks.push(TaskResult {
                 name,
                 directive: t.directive,
-                role: t.role.name(),
+                role: t.role.kind(),
                 cpu_ns,
                 wakeups: t.wakeups,
                 migrations: t.migrations,
@@ -1406,23 +1398,23 @@ impl Sim {
             match spec.workload {
                 Workload::Hackbench { .. } => hackbench.push(HackbenchResult {
                     name: spec.name.clone(),
-                    messages: self.hb_messages[d],
-                    completion_ns: self.hb_done[d],
+                    messages: self.stats.messages[d],
+                    completion_ns: self.stats.done[d],
                     throughput: if secs > 0.0 {
-                        self.hb_messages[d] as f64 / secs
+                        self.stats.messages[d] as f64 / secs
                     } else {
                         0.0
                     },
                 }),
                 Workload::Schbench { .. } => schbench.push(SchbenchResult {
                     name: spec.name.clone(),
-                    requests: self.sch_requests[d],
+                    requests: self.stats.requests[d],
                     rps: if secs > 0.0 {
-                        self.sch_requests[d] as f64 / secs
+                        self.stats.requests[d] as f64 / secs
                     } else {
                         0.0
                     },
-                    request_latency: self.sch_hist[d].stats(),
+                    request_latency: self.stats.request_hist[d].stats(),
                 }),
                 _ => {}
             }
@@ -1461,13 +1453,13 @@ pub fn first_tick_phase(cfg: &SimConfig) -> Nanos {
 fn first_burst(role: &Role) -> Nanos {
     match role {
         Role::Hog => FOREVER,
-        Role::Timer { run, .. } => (*run).max(1),
-        Role::Periodic { run, .. } => (*run).max(1),
+        Role::Timer(t) => t.run.max(1),
+        Role::Periodic(p) => p.run.max(1),
         // Senders and receivers plan their batches at the first burst end.
         Role::Sender { send, .. } => *send,
         Role::Receiver { recv, .. } => *recv,
-        Role::Message { workers, .. } => SCHBENCH_WAKE_CPU_NS * workers.len() as u64,
-        Role::Worker { request, .. } => *request,
+        Role::Message(m) => m.fan_out(),
+        Role::Worker(w) => w.request,
     }
 }
 

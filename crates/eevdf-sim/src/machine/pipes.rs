@@ -184,6 +184,7 @@ impl Sim {
     pub(super) fn move_messages(&mut self, tid: Tid, count: u64, now: Nanos) -> u64 {
         let mut woken = std::mem::take(&mut self.woken);
         let first = current_pipe(&self.threads[tid].role);
+        let mut sent = 0;
         let moved = match &mut self.threads[tid].role {
             Role::Sender {
                 pipe_base,
@@ -208,8 +209,7 @@ impl Sim {
                 if *left != u64::MAX {
                     *left -= wrote;
                 }
-                let d = self.threads[tid].directive;
-                self.hb_messages[d] += wrote;
+                sent = wrote;
                 wrote
             }
             Role::Receiver { pipe, left, .. } => {
@@ -221,6 +221,14 @@ impl Sim {
             }
             _ => 0,
         };
+        if sent > 0 {
+            let directive = self.threads[tid].directive;
+            self.emit_workload(SimEvent::Messages {
+                ts: now,
+                directive,
+                count: sent,
+            });
+        }
         // mutex_unlock() comes before the pipe's wakeups, and its
         // wake_up_q() is not a sync wakeup.
         let unlocked = if moved > 0 {
@@ -252,7 +260,10 @@ impl Sim {
         if self.hb_left[d] != u64::MAX && self.hb_left[d] > 0 {
             self.hb_left[d] -= 1;
             if self.hb_left[d] == 0 {
-                self.hb_done[d] = Some(now);
+                self.emit_workload(SimEvent::HackbenchDone {
+                    ts: now,
+                    directive: d,
+                });
             }
         }
     }

@@ -84,11 +84,11 @@ impl Sim {
                 for _ in 0..spec.count.max(1) {
                     let off = spec.start_ns + rng.below((*period_ns).max(1));
                     roles.push((
-                        Role::Timer {
+                        Role::Timer(Timer {
                             period: (*period_ns).max(1),
                             run: run_ns.saturating_add(sleep_cost),
                             expiry: off,
-                        },
+                        }),
                         off,
                     ));
                 }
@@ -102,12 +102,12 @@ impl Sim {
                 for _ in 0..spec.count.max(1) {
                     let off = spec.start_ns + rng.below(window);
                     roles.push((
-                        Role::Periodic {
+                        Role::Periodic(Periodic {
                             run: run_ns.saturating_add(sleep_cost).max(1),
                             sleep: *sleep_ns,
                             period: *period_ns,
                             activation: off,
-                        },
+                        }),
                         off,
                     ));
                 }
@@ -225,18 +225,18 @@ impl Sim {
             let base = first_tid + roles.len();
             let ws: Vec<Tid> = (1..=(*workers).max(1) as usize).map(|w| base + w).collect();
             roles.push((
-                Role::Message {
+                Role::Message(Message {
                     workers: ws.clone(),
                     think: *sleep_ns,
-                },
+                }),
                 spec.start_ns + rng.below(tick),
             ));
             for _ in ws {
                 roles.push((
-                    Role::Worker {
+                    Role::Worker(Worker {
                         request: (*request_ns).max(1),
                         asked: None,
-                    },
+                    }),
                     FOREVER,
                 ));
             }
@@ -270,7 +270,7 @@ impl Sim {
             owner.resize(eid.0 as usize + 1, None);
         }
         owner[eid.0 as usize] = Some(tid);
-        let timer_like = matches!(role, Role::Timer { .. } | Role::Periodic { .. });
+        let timer_like = role.timed();
         self.threads.push(Thread {
             directive: d,
             index: i as u32,

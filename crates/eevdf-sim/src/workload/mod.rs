@@ -3,7 +3,18 @@
 //! capacity 1024); a smaller CPU takes longer to finish them.
 //!
 //! hackbench's bursts are folded over many messages, but end at every
-//! write or read that wakes somebody (see [`crate::hackbench`]).
+//! write or read that wakes somebody (see [`hackbench`]). One module per
+//! kind holds its rules; the simulator carries out what they decide
+//! (timers, wakeups, the engine's calls).
+
+pub mod hackbench;
+pub mod schbench;
+pub mod stats;
+pub mod timer;
+
+pub use schbench::{Message, Worker, SCHBENCH_WAKE_CPU_NS};
+pub use stats::WorkloadStats;
+pub use timer::{Periodic, Timer};
 
 use crate::config::Nanos;
 
@@ -44,19 +55,8 @@ pub fn work_in_wall(wall: Nanos, capacity: u64) -> Nanos {
 /// Per-thread workload state.
 #[derive(Clone, Debug)]
 pub enum Role {
-    Timer {
-        period: Nanos,
-        run: Nanos,
-        /// Nominal expiry of the pending (or last) timer.
-        expiry: Nanos,
-    },
-    Periodic {
-        run: Nanos,
-        sleep: Nanos,
-        period: Option<Nanos>,
-        /// Nominal start of the current activation.
-        activation: Nanos,
-    },
+    Timer(Timer),
+    Periodic(Periodic),
     Hog,
     Sender {
         /// The group's pipes: `pipe_base .. pipe_base + npipes`.
@@ -78,30 +78,77 @@ pub enum Role {
         recv: Nanos,
         batch: u64,
     },
-    Message {
-        workers: Vec<Tid>,
-        think: Nanos,
-    },
-    Worker {
-        request: Nanos,
-        /// When the current request was asked for.
-        asked: Option<Nanos>,
-    },
+    Message(Message),
+    Worker(Worker),
 }
 
-impl Role {
-    pub fn name(&self) -> &'static str {
+/// A thread's kind, as results and traces name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RoleKind {
+    Timer,
+    Periodic,
+    Hog,
+    Sender,
+    Receiver,
+    Message,
+    Worker,
+}
+
+impl RoleKind {
+    pub const ALL: [RoleKind; 7] = [
+        RoleKind::Timer,
+        RoleKind::Periodic,
+        RoleKind::Hog,
+        RoleKind::Sender,
+        RoleKind::Receiver,
+        RoleKind::Message,
+        RoleKind::Worker,
+    ];
+
+    /// The kind [`RoleKind::as_str`] names.
+    pub fn from_name(name: &str) -> Option<RoleKind> {
+        RoleKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// The name in `eevdf.result.v1` and the guest's plan.
+    pub fn as_str(self) -> &'static str {
         match self {
-            Role::Timer { .. } => "timer",
-            Role::Periodic { .. } => "periodic",
-            Role::Hog => "hog",
-            Role::Sender { .. } => "sender",
-            Role::Receiver { .. } => "receiver",
-            Role::Message { .. } => "message",
-            Role::Worker { .. } => "worker",
+            RoleKind::Timer => "timer",
+            RoleKind::Periodic => "periodic",
+            RoleKind::Hog => "hog",
+            RoleKind::Sender => "sender",
+            RoleKind::Receiver => "receiver",
+            RoleKind::Message => "message",
+            RoleKind::Worker => "worker",
         }
     }
 }
 
-/// Cost per message a schbench message thread spends waking a worker.
-pub const SCHBENCH_WAKE_CPU_NS: Nanos = 1_000;
+impl std::fmt::Display for RoleKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Role {
+    pub fn kind(&self) -> RoleKind {
+        match self {
+            Role::Timer(_) => RoleKind::Timer,
+            Role::Periodic(_) => RoleKind::Periodic,
+            Role::Hog => RoleKind::Hog,
+            Role::Sender { .. } => RoleKind::Sender,
+            Role::Receiver { .. } => RoleKind::Receiver,
+            Role::Message(_) => RoleKind::Message,
+            Role::Worker(_) => RoleKind::Worker,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// It sleeps on timers (so its wakeups have a nominal time).
+    pub fn timed(&self) -> bool {
+        matches!(self, Role::Timer(_) | Role::Periodic(_))
+    }
+}
