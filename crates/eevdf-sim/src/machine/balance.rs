@@ -75,12 +75,12 @@ pub fn calculate_imbalance(
         .enumerate()
         .filter(|(i, _)| *i != local)
         .map(|(i, s)| (i, *s))
-        .max_by_key(|(i, s)| (s.kind(pct), s.avg_load(), s.nr, std::cmp::Reverse(*i)))
+        .max_by_key(|(i, s)| (s.group_type(pct), s.avg_load(), s.nr, std::cmp::Reverse(*i)))
     else {
         return BalanceDecision::None;
     };
-    if ls.kind(pct) == 0 {
-        if bs.kind(pct) == 0 && bs.nr <= ls.nr + 1 {
+    if ls.group_type(pct) == GroupType::HasSpare {
+        if bs.group_type(pct) == GroupType::HasSpare && bs.nr <= ls.nr + 1 {
             return BalanceDecision::None;
         }
         if bs.nr <= 1 {
@@ -97,7 +97,7 @@ pub fn calculate_imbalance(
         }
         return BalanceDecision::MigrateTask { busiest: bi, count };
     }
-    if bs.kind(pct) < 2 {
+    if bs.group_type(pct) < GroupType::Overloaded {
         return BalanceDecision::None;
     }
     if bs.avg_load() * 100 <= ls.avg_load() * u64::from(pct) {
@@ -115,22 +115,31 @@ pub fn calculate_imbalance(
     BalanceDecision::MigrateLoad { busiest: bi, load }
 }
 
+/// The kernel's `enum group_type`, in its order (the worse type wins
+/// `update_sd_pick_busiest()`), for the three this model tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupType {
+    HasSpare,
+    FullyBusy,
+    Overloaded,
+}
+
 impl GroupStats {
-    /// has_spare (0) < fully_busy (1) < overloaded (2). The kernel also
+    /// `group_classify()`: has_spare < fully_busy < overloaded. The kernel also
     /// requires utilisation or runnable pressure for overloaded; with
     /// more runnable tasks than CPUs the runnable pressure always holds
     /// in this model (every waiting task adds a full unit), so the task
     /// count decides. A group is fully busy when its utilisation exceeds
     /// its capacity by the imbalance margin even without waiting tasks.
-    pub fn kind(&self, imbalance_pct: u32) -> u8 {
+    pub fn group_type(&self, imbalance_pct: u32) -> GroupType {
         if self.nr > self.weight {
-            2
+            GroupType::Overloaded
         } else if self.nr == self.weight
             || self.capacity * 100 < self.util * u64::from(imbalance_pct)
         {
-            1
+            GroupType::FullyBusy
         } else {
-            0
+            GroupType::HasSpare
         }
     }
 
@@ -579,7 +588,9 @@ impl Sim {
         let pct = sd.imbalance_pct;
         // group_misfit_task: an idle bigger CPU takes a misfit task
         // (migrate_misfit, by active balance since the task runs).
-        if sd.flags.asym_cpucapacity && ls.kind(pct) == 0 && self.cpus[dst as usize].curr.is_none()
+        if sd.flags.asym_cpucapacity
+            && ls.group_type(pct) == GroupType::HasSpare
+            && self.cpus[dst as usize].curr.is_none()
         {
             let dcap = self.topo.capacity(dst);
             let misfit = sd

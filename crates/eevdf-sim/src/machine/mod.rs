@@ -31,9 +31,11 @@ use crate::workload::{
 };
 
 pub mod balance;
+mod finish;
 mod pipes;
 mod preempt;
 mod spawn;
+mod views;
 
 use preempt::Preemption;
 
@@ -417,52 +419,6 @@ impl Sim {
         Some(now)
     }
 
-    /// The CPU thread `tid` (creation order) is on or last ran on.
-    pub fn thread_cpu(&self, tid: usize) -> u32 {
-        self.threads[tid].cpu
-    }
-
-    /// Whether a thread is queued on its CPU (runnable, not running).
-    pub fn thread_queued(&self, tid: usize) -> bool {
-        self.threads[tid].state == State::Runnable
-    }
-
-    /// The time of the next event, if any.
-    pub fn next_event_time(&self) -> Option<Nanos> {
-        self.q.peek_time()
-    }
-
-    /// Thread `tid`'s name, `NAME.I` (task name, index in its count).
-    pub fn thread_name(&self, tid: usize) -> String {
-        let t = &self.threads[tid];
-        format!("{}.{}", self.cfg.tasks[t.directive].name, t.index)
-    }
-
-    /// A name for entity `eid` of `cpu`'s runqueue: `NAME.I` for a
-    /// thread, the group path for a group entity.
-    pub fn entity_name(&self, cpu: u32, eid: EntityId) -> String {
-        let c = &self.cpus[cpu as usize];
-        if let Some(Some(tid)) = c.owner.get(eid.0 as usize) {
-            return self.thread_name(*tid);
-        }
-        if let Some(g) = c.groups.iter().position(|(e, _)| *e == eid) {
-            if let Some(spec) = self.cfg.groups.get(g) {
-                return spec.path.clone();
-            }
-        }
-        format!("se{}", eid.0)
-    }
-
-    /// The `task` directive of the thread owning `eid` on `cpu`, if a thread does.
-    pub fn entity_directive(&self, cpu: u32, eid: EntityId) -> Option<usize> {
-        let c = &self.cpus[cpu as usize];
-        c.owner
-            .get(eid.0 as usize)
-            .copied()
-            .flatten()
-            .map(|tid| self.threads[tid].directive)
-    }
-
     /// Starts recording a scheduler trace (before running).
     pub fn record_trace(&mut self) {
         let tasks = self.trace_tasks();
@@ -471,22 +427,6 @@ impl Sim {
             self.cpus.len() as u32,
             tasks,
         ))));
-    }
-
-    /// The threads as traces name them (pid 1000 + creation order).
-    pub fn trace_tasks(&self) -> Vec<TraceTask> {
-        self.threads
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let spec = &self.cfg.tasks[t.directive];
-                TraceTask {
-                    comm: spec.name.chars().take(15).collect(),
-                    pid: 1000 + i as u32,
-                    prio: 120 + spec.nice,
-                }
-            })
-            .collect()
     }
 
     /// The recorded trace, in time order (empty if not recording).
@@ -621,117 +561,6 @@ impl Sim {
             } => self.wake(tid, sync, from_task, waker, now),
             Ev::Balance(c) => self.periodic_balance(c, now),
         }
-    }
-
-    /// One CPU's runqueue (read-only), for tests and the teaching view.
-    pub fn rq(&self, cpu: u32) -> &Rq {
-        &self.cpus[cpu as usize].rq
-    }
-
-    /// Checks that every thread is where its state says (docs/model.md §9
-    /// invariant 14, no lost wakeups): running threads are their CPU's
-    /// current task; runnable ones are queued and not delayed; sleeping
-    /// ones are off the queue or delayed; each thread's entity lives on
-    /// its CPU; every runqueue passes its own invariant check.
-    pub fn check_threads(&self) -> Result<(), String> {
-        for (tid, t) in self.threads.iter().enumerate() {
-            let c = &self.cpus[t.cpu as usize];
-            if c.owner.get(t.eid.0 as usize).copied().flatten() != Some(tid) {
-                return Err(format!("thread {tid}: entity not owned on CPU {}", t.cpu));
-            }
-            let se = c.rq.se(t.eid);
-            match t.state {
-                State::Running | State::Blocking => {
-                    if c.curr != Some(tid) || c.rq.curr_task != Some(t.eid) || !se.on_rq {
-                        return Err(format!(
-                            "thread {tid}: running but not current on CPU {}",
-                            t.cpu
-                        ));
-                    }
-                }
-                State::Runnable => {
-                    if !se.on_rq || se.sched_delayed {
-                        return Err(format!(
-                            "thread {tid}: runnable but not queued (lost wakeup)"
-                        ));
-                    }
-                }
-                State::Sleeping | State::Waking => {
-                    if se.on_rq && !se.sched_delayed {
-                        return Err(format!("thread {tid}: asleep but queued"));
-                    }
-                    if c.curr == Some(tid) {
-                        return Err(format!("thread {tid}: asleep but current"));
-                    }
-                }
-            }
-            if !t.allowed.contains(&t.cpu) && t.started {
-                return Err(format!(
-                    "thread {tid}: on CPU {} outside its affinity",
-                    t.cpu
-                ));
-            }
-        }
-        for (i, c) in self.cpus.iter().enumerate() {
-            c.rq.check_invariants()
-                .map_err(|e| format!("CPU {i}: {e}"))?;
-            if let Some(tid) = c.curr {
-                if self.threads[tid].cpu != i as u32 {
-                    return Err(format!(
-                        "CPU {i} runs thread {tid} of CPU {}",
-                        self.threads[tid].cpu
-                    ));
-                }
-            }
-        }
-        self.check_pipe_mutexes()
-    }
-
-    /// The thread running on `cpu` (an index in creation order), if any;
-    /// for live views.
-    pub fn cpu_curr(&self, cpu: u32) -> Option<usize> {
-        self.cpus[cpu as usize].curr
-    }
-
-    /// Tasks queued on `cpu` (running and delayed ones included), the
-    /// kernel's `rq->cfs.h_nr_queued`.
-    pub fn cpu_queued(&self, cpu: u32) -> u32 {
-        self.cpus[cpu as usize].rq.h_nr_queued
-    }
-
-    /// CPU time of each thread so far, in creation order, as of its
-    /// queue's last `update_curr` (a progress view's figure: `finish`
-    /// brings it to the end). O(threads), and it changes nothing.
-    pub fn thread_cpu_ns(&self) -> Vec<Nanos> {
-        self.threads
-            .iter()
-            .map(|t| self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime)
-            .collect()
-    }
-
-    /// Busy time of `cpu` up to `now` and its PELT utilisation.
-    pub fn cpu_busy_util(&self, cpu: u32, now: Nanos) -> (Nanos, u64) {
-        let c = &self.cpus[cpu as usize];
-        let open = c.busy_since.map_or(0, |s| now.saturating_sub(s));
-        (c.busy_ns + open, c.util.avg)
-    }
-
-    /// The `task` directive each thread came from, in creation order.
-    pub fn thread_directives(&self) -> Vec<usize> {
-        self.threads.iter().map(|t| t.directive).collect()
-    }
-
-    /// The machine being simulated.
-    pub fn topology(&self) -> &Topology {
-        &self.topo
-    }
-
-    /// CPU time consumed so far by each thread, in creation order.
-    pub fn thread_runtimes(&self) -> Vec<Nanos> {
-        self.threads
-            .iter()
-            .map(|t| self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime)
-            .collect()
     }
 
     fn wake(&mut self, tid: Tid, sync: bool, from_task: bool, waker: Option<u32>, now: Nanos) {
@@ -1306,134 +1135,6 @@ impl Sim {
         self.stats.take(&e);
         if self.observers.wants(Interest::WORKLOAD) {
             self.observers.emit(e);
-        }
-    }
-
-    /// Collects the result at time `end`.
-    pub fn finish(mut self, end: Nanos) -> SimResult {
-        for c in 0..self.cpus.len() {
-            self.account_running(c as u32, end);
-            let cpu = &mut self.cpus[c];
-            cpu.rq.set_clock(end);
-            cpu.rq.update_curr_all();
-            if let Some(s) = cpu.busy_since {
-                cpu.busy_ns += end.saturating_sub(s);
-            }
-        }
-        let mut tasks = Vec::new();
-        let mut by_name: Vec<(NameResult, LatencyHist)> = self
-            .cfg
-            .tasks
-            .iter()
-            .map(|t| {
-                (
-                    NameResult {
-                        name: t.name.clone(),
-                        tasks: 0,
-                        cpu_ns: 0,
-                        latency: Default::default(),
-                    },
-                    LatencyHist::new(),
-                )
-            })
-            .collect();
-        for t in &self.threads {
-            let cpu_ns = self.cpus[t.cpu as usize].rq.se(t.eid).sum_exec_runtime;
-            let name = format!("{}.{}", self.cfg.tasks[t.directive].name, t.index);
-            debug_assert_eq!(name, self.thread_name(tasks.len()));
-            tasks.push(TaskResult {
-                name,
-                directive: t.directive,
-                role: t.role.kind(),
-                cpu_ns,
-                wakeups: t.wakeups,
-                migrations: t.migrations,
-                latency: t.hist.stats(),
-            });
-            let (n, h) = &mut by_name[t.directive];
-            n.tasks += 1;
-            n.cpu_ns += cpu_ns;
-            h.merge(&t.hist);
-        }
-        let by_name = by_name
-            .into_iter()
-            .map(|(mut n, h)| {
-                n.latency = h.stats();
-                n
-            })
-            .collect();
-        for c in 0..self.cpus.len() {
-            self.pelt_cpu(c as u32, end);
-        }
-        let cpus: Vec<CpuResult> = self
-            .cpus
-            .iter()
-            .enumerate()
-            .map(|(i, c)| CpuResult {
-                cpu: i as u32,
-                busy_ns: c.busy_ns,
-                switches: c.switches,
-                nr_running_milli: (c.nr_area * 1000 / u128::from(end.max(1))) as u64,
-                util: c.util.avg,
-                capacity: self.topo.capacity(i as u32),
-            })
-            .collect();
-        let domains = self.topo.domains[0]
-            .iter()
-            .enumerate()
-            .map(|(i, sd)| DomainResult {
-                level: sd.level.name(),
-                migrations: self.domain_migrations.get(i).copied().unwrap_or(0),
-            })
-            .collect();
-        let totals = Totals {
-            switches: cpus.iter().map(|c| c.switches).sum(),
-            migrations: self.threads.iter().map(|t| t.migrations).sum(),
-            wakeups: self.threads.iter().map(|t| t.wakeups).sum(),
-        };
-        let secs = end as f64 / 1e9;
-        let mut hackbench = Vec::new();
-        let mut schbench = Vec::new();
-        for (d, spec) in self.cfg.tasks.iter().enumerate() {
-            match spec.workload {
-                Workload::Hackbench { .. } => hackbench.push(HackbenchResult {
-                    name: spec.name.clone(),
-                    messages: self.stats.messages[d],
-                    completion_ns: self.stats.done[d],
-                    throughput: if secs > 0.0 {
-                        self.stats.messages[d] as f64 / secs
-                    } else {
-                        0.0
-                    },
-                }),
-                Workload::Schbench { .. } => schbench.push(SchbenchResult {
-                    name: spec.name.clone(),
-                    requests: self.stats.requests[d],
-                    rps: if secs > 0.0 {
-                        self.stats.requests[d] as f64 / secs
-                    } else {
-                        0.0
-                    },
-                    request_latency: self.stats.request_hist[d].stats(),
-                }),
-                _ => {}
-            }
-        }
-        let partial = self.stopped_at.map(|_| crate::result::Partial {
-            max_events: self.budget,
-        });
-        SimResult {
-            sim_ns: end,
-            warmup_ns: self.cfg.warmup_ns,
-            partial,
-            events: self.events,
-            by_name,
-            tasks,
-            cpus,
-            totals,
-            domains,
-            hackbench,
-            schbench,
         }
     }
 }
