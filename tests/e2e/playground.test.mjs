@@ -365,6 +365,20 @@ try {
   const dn = await (await page.waitForSelector('[data-testid=debugfs-note]')).textContent();
   check(dn.includes('accepted, not modelled') && dn.includes('TTWU_QUEUE NO_LB_MIN UTIL_EST'), `debugfs note: ${dn}`);
 
+  // 8c. Twin presets share one text: the menu keeps the one picked, and
+  // both threads' numbers are shown (issue 18).
+  await page.selectOption('[data-testid=preset]', 'v2-ct-rtapp');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=preset-source]').length === 2);
+  await page.waitForTimeout(300);
+  const twin = await page.evaluate(() => ({
+    value: document.querySelector('[data-testid=preset]').value,
+    titles: [...document.querySelectorAll('[data-testid=preset-source] summary')].map((s) => s.textContent),
+  }));
+  check(twin.value === 'v2-ct-rtapp' && twin.titles[0].startsWith('v2 0/6') && twin.titles[1].startsWith('0/8 series'),
+    `twin presets: ${JSON.stringify(twin)}`);
+  await page.click('[data-testid=preset-source] summary');
+  await shot(page, 'twins');
+
   // 9. Dark theme and phone width.
   await page.click('[data-testid=theme]');
   check(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme');

@@ -40,6 +40,45 @@ const fn rises(token: &'static str, task: &'static str, pct: &'static str) -> Op
 }
 
 /// Every preset; the first is the one the web page opens with.
+// The 0/8 series and its v2 ran the same three setups on the RB5, so
+// each pair of presets shares one text: a link carries only the text,
+// and the page shows both threads' numbers for it.
+const RB5_CT_ALONE: &str = "\
+eevdf-scenario v1
+engine 0.7
+machine rb5
+kernel v7.1
+hz 250
+duration 130s
+seed 1
+task ct kind=timer period=3777us slice=8ms
+end
+";
+const RB5_CT_RTAPP: &str = "\
+eevdf-scenario v1
+engine 0.7
+machine rb5
+kernel v7.1
+hz 250
+duration 130s
+seed 1
+task ct kind=timer period=3777us slice=8ms
+task rt kind=periodic count=16 run=8177us sleep=17777us slice=16ms
+end
+";
+const RB5_CT_HACKBENCH: &str = "\
+eevdf-scenario v1
+engine 0.7
+machine rb5
+kernel v7.1
+hz 250
+duration 130s
+seed 1
+task ct kind=timer period=3777us slice=8ms
+task hb kind=hackbench mode=thread ipc=pipe slice=16ms
+end
+";
+
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "default",
@@ -137,106 +176,42 @@ end
         name: "s08-ct-alone",
         title: "0/8 series: cyclictest alone, 8 ms slice",
         source: "[PATCH 0/8] sched/fair: Improving latency of short slice tasks. Published tip vs series: P99 91 / 90, P99.9 126 / 108, Max 2273 / 1018. Series toggles: PROT_SET=CAP_MIN_SLICE PROT_UPDATE=ALIGN PS_SHORT_BUDDY_TIE LAG_DECAY_SLEEP LAG_RESET_IDLE MINSLICE_PERCPU WA_SLICE SIS_SLICE.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-end
-",
+        text: RB5_CT_ALONE,
         flip: None,
     },
     Preset {
         name: "s08-ct-rtapp",
         title: "0/8 series: cyclictest 8 ms + 16 rt-app tasks 16 ms",
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 66 / 66, P99.9 1104 / 832, Max 6165 / 3041.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-task rt kind=periodic count=16 run=8177us sleep=17777us slice=16ms
-end
-",
+        text: RB5_CT_RTAPP,
         flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "s08-ct-hackbench",
         title: "0/8 series: cyclictest 8 ms + hackbench 1 group 16 ms",
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 75 / 75, P99.9 730 / 637, Max 15996 / 8124.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-task hb kind=hackbench mode=thread ipc=pipe slice=16ms
-end
-",
+        text: RB5_CT_HACKBENCH,
         flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "v2-ct-alone",
         title: "v2 0/6 series: cyclictest alone, 8 ms slice",
         source: "[PATCH v2 0/6] sched/fair: Improve scheduling latency of short slice task. Published tip 8 ms / series 8 ms / tip 2.8 ms: P90 80/79/56, P99 93/90/60, P99.9 184/145/67, Max 7526/2649/2647. Series toggles: PS_SET_NEXT_BUDDY PROT_LAG_AWARE PS_IGNORE_NEED_RESCHED PS_CANCEL_IF_ELIGIBLE PROT_ALWAYS_UPDATE PROT_SET=SHORT_AVG.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-end
-",
+        text: RB5_CT_ALONE,
         flip: None,
     },
     Preset {
         name: "v2-ct-rtapp",
         title: "v2 0/6 series: cyclictest 8 ms + 16 rt-app 16 ms",
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 61/66/440, P99 8453/2359/3167, P99.9 14053/5026/5290, Max 20924/7851/8727.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-task rt kind=periodic count=16 run=8177us sleep=17777us slice=16ms
-end
-",
+        text: RB5_CT_RTAPP,
         flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
         name: "v2-ct-hackbench",
         title: "v2 0/6 series: cyclictest 8 ms + hackbench 16 ms",
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 63/63/1237, P99 76/79/4575, P99.9 2827/1021/8312, Max 15795/4766/14519.",
-        text: "\
-eevdf-scenario v1
-engine 0.7
-machine rb5
-kernel v7.1
-hz 250
-duration 130s
-seed 1
-task ct kind=timer period=3777us slice=8ms
-task hb kind=hackbench mode=thread ipc=pipe slice=16ms
-end
-",
+        text: RB5_CT_HACKBENCH,
         flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
     },
     Preset {
@@ -493,6 +468,23 @@ pub fn preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
 
+/// Every preset whose text is `text` (canonical text: print a parsed
+/// scenario first). Twins that share a text come in table order.
+pub fn presets_with_text(text: &str) -> impl Iterator<Item = &'static Preset> + '_ {
+    PRESETS.iter().filter(move |p| p.text == text)
+}
+
+/// The presets to show beside `text`: all its twins, the one picked by
+/// name (`chosen`, the menu's last choice) first, as the menu's value.
+pub fn presets_for(text: &str, chosen: Option<&str>) -> Vec<&'static Preset> {
+    let mut twins: Vec<&'static Preset> = presets_with_text(text).collect();
+    if let Some(i) = chosen.and_then(|c| twins.iter().position(|p| p.name == c)) {
+        let p = twins.remove(i);
+        twins.insert(0, p);
+    }
+    twins
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,6 +519,32 @@ mod tests {
             .filter(|p| p.source.contains("Published"))
             .count();
         assert!(seeds >= 10, "{seeds} presets with published numbers");
+    }
+
+    #[test]
+    fn twins_are_found_by_their_shared_text() {
+        let names = |p: &str| -> Vec<&str> {
+            presets_with_text(preset(p).unwrap().text)
+                .map(|p| p.name)
+                .collect()
+        };
+        for (a, b) in [
+            ("s08-ct-alone", "v2-ct-alone"),
+            ("s08-ct-rtapp", "v2-ct-rtapp"),
+            ("s08-ct-hackbench", "v2-ct-hackbench"),
+        ] {
+            assert_eq!(names(a), [a, b]);
+            assert_eq!(names(b), [a, b]);
+        }
+        let twins = PRESETS.iter().filter(|p| names(p.name).len() > 1).count();
+        assert_eq!(twins, 6, "a new pair of presets with one text");
+        let text = preset("v2-ct-rtapp").unwrap().text;
+        let shown = |c| -> Vec<&str> { presets_for(text, c).iter().map(|p| p.name).collect() };
+        assert_eq!(shown(Some("v2-ct-rtapp")), ["v2-ct-rtapp", "s08-ct-rtapp"]);
+        assert_eq!(shown(Some("s08-ct-rtapp")), ["s08-ct-rtapp", "v2-ct-rtapp"]);
+        assert_eq!(shown(None), ["s08-ct-rtapp", "v2-ct-rtapp"]);
+        assert_eq!(shown(Some("default")), ["s08-ct-rtapp", "v2-ct-rtapp"]);
+        assert!(presets_for("eevdf-scenario v1\nend\n", None).is_empty());
     }
 
     #[test]

@@ -24,9 +24,7 @@ use crate::results::{FidelityNote, ResultsTable};
 use crate::share;
 use crate::teach::{TeachCmd, TeachView};
 use crate::teaching::TeachingPane;
-use crate::worker::{
-    Live, Outcome, Request, Response, SimWorker, Swb, LANE_BASELINE, LANE_LIVE, LANE_TEACH,
-};
+use crate::worker::{Job, Lane, Live, Outcome, Request, Response, SimWorker, Swb};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
@@ -324,10 +322,12 @@ pub fn app() -> Html {
     let immediate = use_mut_ref(|| false);
     // The pinned baseline's text (A); the page's scenario is B.
     let baseline = use_state(|| init.1.clone());
+    // The preset last picked from the menu, by name (see `preset_notes`).
+    let chosen_preset = use_state(|| None::<&'static str>);
     let status = use_state(|| None::<(String, Option<String>)>);
     let help = use_state(|| false);
     let teaching = use_state(|| false);
-    // Teaching mode's latest picture or error (answers on LANE_TEACH).
+    // Teaching mode's latest picture or error (answers on `Lane::Teach`).
     let teach = use_mut_ref(|| (None::<Rc<TeachView>>, None::<String>));
     let theme = use_state(stored_theme);
     let dark = use_memo((*theme).clone(), |t| apply_theme(t));
@@ -342,7 +342,7 @@ pub fn app() -> Html {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
                 .callback(move |resp: Response| {
-                    if resp.lane == LANE_TEACH {
+                    let Some(lane) = resp.lane.run_slot() else {
                         let mut t = teach.borrow_mut();
                         match resp.outcome {
                             Outcome::Teach(v) => *t = (Some(Rc::new(*v)), None),
@@ -352,8 +352,7 @@ pub fn app() -> Html {
                         drop(t);
                         tick.set(*tick + 1);
                         return;
-                    }
-                    let lane = usize::from(resp.lane).min(1);
+                    };
                     let next = lanes.borrow()[lane].accept(resp);
                     if let Some(mut s) = next {
                         if s.done && s.took_ms == 0.0 {
@@ -402,51 +401,46 @@ pub fn app() -> Html {
     let post = {
         let bridge = bridge.clone();
         let next_id = next_id.clone();
-        Rc::new(
-            move |lane: u8, scenario: String, teach: Option<TeachCmd>| -> u32 {
-                let id = {
-                    let mut n = next_id.borrow_mut();
-                    *n += 1;
-                    *n
-                };
-                if let Some(b) = bridge.borrow().as_ref() {
-                    b.send(Request {
-                        id,
-                        lane,
-                        scenario,
-                        teach,
-                    });
-                }
-                id
-            },
-        )
+        Rc::new(move |lane: Lane, job: Job| -> u32 {
+            let id = {
+                let mut n = next_id.borrow_mut();
+                *n += 1;
+                *n
+            };
+            if let Some(b) = bridge.borrow().as_ref() {
+                b.send(Request { id, lane, job });
+            }
+            id
+        })
     };
-    // Sends a scenario on a lane; its earlier answers stop counting.
+    // Sends a scenario on a run lane (`None`: nothing to run there); its
+    // earlier answers stop counting.
     let send = {
         let post = post.clone();
         let lanes = lanes.clone();
-        Rc::new(move |lane: u8, scenario: String| {
-            let id = post(lane, scenario.clone(), None);
+        Rc::new(move |lane: Lane, scenario: Option<String>| {
+            let job = scenario.clone().map_or(Job::Cancel, Job::Run);
+            let id = post(lane, job);
             let mut ls = lanes.borrow_mut();
-            let l = &mut ls[usize::from(lane)];
+            let l = &mut ls[lane.run_slot().expect("a run lane")];
             l.id = id;
             l.done = false;
             l.stopped = false;
             l.asked_ms = now_ms();
             l.took_ms = 0.0;
-            l.scenario = scenario;
+            l.scenario = scenario.unwrap_or_default();
         })
     };
-    // Stop: an empty request cancels the live lane's run; its last
-    // snapshot stays on screen. Resume runs the scenario again.
+    // Stop cancels the live lane's run; its last snapshot stays on
+    // screen. Resume runs the scenario again.
     let on_stop = {
         let post = post.clone();
         let lanes = lanes.clone();
         let tick = tick.clone();
         Callback::from(move |_: MouseEvent| {
-            let id = post(LANE_LIVE, String::new(), None);
+            let id = post(Lane::Live, Job::Cancel);
             let mut ls = lanes.borrow_mut();
-            let l = &mut ls[usize::from(LANE_LIVE)];
+            let l = &mut ls[Lane::Live.run_slot().expect("a run lane")];
             l.id = id;
             l.stopped = true;
             drop(ls);
@@ -458,12 +452,12 @@ pub fn app() -> Html {
         let text = text.clone();
         let tick = tick.clone();
         Callback::from(move |_: MouseEvent| {
-            send(LANE_LIVE, (*text).clone());
+            send(Lane::Live, Some((*text).clone()));
             tick.set(*tick + 1);
         })
     };
     let send_teach = Callback::from(move |cmd: TeachCmd| {
-        post(LANE_TEACH, String::new(), Some(cmd));
+        post(Lane::Teach, Job::Teach(cmd));
     });
     // Opens teaching mode on the page's scenario, then runs `then` there
     // (a jump to a wakeup, a moment on a CPU).
@@ -532,9 +526,9 @@ pub fn app() -> Html {
         let lanes = lanes.clone();
         use_effect_with((*baseline).clone(), move |pin| {
             match pin {
-                Some(a) => send(LANE_BASELINE, a.clone()),
+                Some(a) => send(Lane::Baseline, Some(a.clone())),
                 None if lanes.borrow()[1].id != 0 => {
-                    send(LANE_BASELINE, String::new());
+                    send(Lane::Baseline, None);
                     lanes.borrow_mut()[1] = LaneState::default();
                 }
                 None => {}
@@ -553,7 +547,7 @@ pub fn app() -> Html {
             if Scenario::parse(t).is_ok() {
                 let t = t.clone();
                 let now = *next_id.borrow() == 0 || std::mem::take(&mut *immediate.borrow_mut());
-                let go = move || send(LANE_LIVE, t);
+                let go = move || send(Lane::Live, Some(t));
                 if now {
                     drop(debounce.borrow_mut().take());
                     go();
@@ -608,9 +602,11 @@ pub fn app() -> Html {
     let on_preset = {
         let text = text.clone();
         let immediate = immediate.clone();
+        let chosen = chosen_preset.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
             if let Some(p) = eevdf_scenario::presets::preset(&el.value()) {
+                chosen.set(Some(p.name));
                 remember(p.text);
                 *immediate.borrow_mut() = true;
                 text.set(p.text.to_string());
@@ -621,8 +617,10 @@ pub fn app() -> Html {
     let on_preset_name = {
         let text = text.clone();
         let immediate = immediate.clone();
+        let chosen = chosen_preset.clone();
         Callback::from(move |name: &'static str| {
             if let Some(p) = eevdf_scenario::presets::preset(name) {
+                chosen.set(Some(p.name));
                 remember(p.text);
                 *immediate.borrow_mut() = true;
                 text.set(p.text.to_string());
@@ -734,12 +732,14 @@ pub fn app() -> Html {
             .map(|l| l.rows.iter().map(|r| r.name.clone()).collect())
             .unwrap_or_default(),
     });
-    let preset_note = parsed.as_ref().ok().and_then(|sc| {
-        let t = sc.to_text();
-        eevdf_scenario::presets::PRESETS
-            .iter()
-            .find(|p| p.text == t)
-    });
+    // Twin presets share a text, so the text alone cannot say which
+    // was picked: the menu's last choice goes first, and every twin's
+    // thread is shown.
+    let preset_notes = parsed.as_ref().map_or_else(
+        |_| Vec::new(),
+        |sc| eevdf_scenario::presets::presets_for(&sc.to_text(), *chosen_preset),
+    );
+    let preset_note = preset_notes.first().copied();
     // The options' `selected` attributes do not move a selection the user
     // has changed, so the selector's value follows the text here.
     let preset_select = use_node_ref();
@@ -942,11 +942,13 @@ pub fn app() -> Html {
                                 }) }
                             </select>
                         </label>
-                        if let Some(p) = preset_note {
-                            <details class="source">
+                        { for preset_notes.iter().map(|p| html! {
+                            <details class="source" data-testid="preset-source">
                                 <summary>{ p.title }</summary>
                                 if !p.source.is_empty() { <pre>{ p.source }</pre> }
                             </details>
+                        }) }
+                        if let Some(p) = preset_note {
                             { try_line(p, parsed.as_ref().ok(), &set_scenario, &on_preset_name) }
                         }
                         // The error floats over the (inert) pane below, so

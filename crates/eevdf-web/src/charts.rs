@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
-use crate::worker::{Cdf, Timeline};
+use crate::worker::{Cdf, MarkKind, Timeline};
 
 /// Task colours; `www/style.css` has the same as `.t0` … `.t9`, so
 /// chips and legends match the charts. [`slots`] says which is whose.
@@ -636,7 +636,7 @@ fn draw_timeline(
         }
         let y = f64::from(m.cpu) * row;
         let xm = x(m.ts);
-        if m.kind == 0 {
+        if m.kind == MarkKind::Wakeup {
             ctx.set_fill_style_str(fg);
             ctx.begin_path();
             ctx.move_to(xm - 3.0, y + 1.0);

@@ -26,13 +26,41 @@ use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-/// The lane of the live configuration.
-pub const LANE_LIVE: u8 = 0;
-/// The lane of the pinned baseline (A in the A/B table).
-pub const LANE_BASELINE: u8 = 1;
-/// The lane of teaching mode's answers.
-pub const LANE_TEACH: u8 = 2;
+/// Which conversation a request or an answer belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lane {
+    /// The live configuration.
+    Live,
+    /// The pinned baseline (A in the A/B table).
+    Baseline,
+    /// Teaching mode's commands and answers.
+    Teach,
+}
+
+impl Lane {
+    /// The index of a run lane's state (`None`: teaching runs no
+    /// scenario of its own).
+    pub fn run_slot(self) -> Option<usize> {
+        match self {
+            Lane::Live => Some(0),
+            Lane::Baseline => Some(1),
+            Lane::Teach => None,
+        }
+    }
+}
+
 const LANES: usize = 2;
+
+/// What a request asks for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Job {
+    /// Run this scenario text (it replaces the lane's run).
+    Run(String),
+    /// Stop the lane's run; its last snapshot stays the page's.
+    Cancel,
+    /// A teaching-mode command.
+    Teach(TeachCmd),
+}
 
 /// Wall time one chunk of simulation may take before the worker yields.
 const CHUNK_MS: f64 = 40.0;
@@ -46,16 +74,13 @@ const MAX_MARKS: usize = 20_000;
 const MAX_CDF_POINTS: usize = 160;
 
 /// A request from the page. `id` lets the page drop answers to stale
-/// requests after an edit; a new request on a lane cancels that lane's
-/// run, and an empty `scenario` only cancels.
+/// requests after an edit; a new request on a run lane cancels that
+/// lane's run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub id: u32,
-    pub lane: u8,
-    pub scenario: String,
-    /// A teaching-mode command instead of a run (`scenario` unused).
-    #[serde(default)]
-    pub teach: Option<TeachCmd>,
+    pub lane: Lane,
+    pub job: Job,
 }
 
 /// Latency summary of one task name, in µs.
@@ -111,12 +136,21 @@ pub struct Segment {
     pub task: u32,
 }
 
-/// A wakeup (`kind` 0) or a preemption (`kind` 1) on a CPU.
+/// What a timeline mark shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MarkKind {
+    /// `sched_wakeup`: the task is queued on the CPU.
+    Wakeup,
+    /// The task left the CPU still runnable.
+    Preempt,
+}
+
+/// A wakeup or a preemption on a CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mark {
     pub cpu: u32,
     pub ts: Nanos,
-    pub kind: u8,
+    pub kind: MarkKind,
     pub task: u32,
 }
 
@@ -174,7 +208,7 @@ pub enum Outcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     pub id: u32,
-    pub lane: u8,
+    pub lane: Lane,
     pub outcome: Outcome,
 }
 
@@ -262,7 +296,7 @@ impl Rolling {
                     self.marks.push(Mark {
                         cpu,
                         ts,
-                        kind: 1,
+                        kind: MarkKind::Preempt,
                         task: d(p),
                     });
                 }
@@ -271,7 +305,7 @@ impl Rolling {
             TraceEvent::Wakeup { ts, cpu, task } => self.marks.push(Mark {
                 cpu,
                 ts,
-                kind: 0,
+                kind: MarkKind::Wakeup,
                 task: d(task),
             }),
             TraceEvent::Waking { .. } | TraceEvent::Migrate { .. } => {}
@@ -356,7 +390,7 @@ fn cdf(name: &str, hists: &[&Vec<(Nanos, u64)>]) -> Cdf {
 #[derive(Debug)]
 pub struct Runner {
     id: u32,
-    lane: u8,
+    lane: Lane,
     text: String,
     profile: String,
     /// `None` once finished.
@@ -385,12 +419,13 @@ pub enum Chunk {
 }
 
 impl Runner {
-    /// Parses the request; a bad scenario comes back as the response.
-    pub fn new(req: &Request) -> Result<Runner, Box<Response>> {
-        let sc = Scenario::parse(&req.scenario).map_err(|e| {
+    /// Parses the scenario of request `id` on `lane`; a bad scenario
+    /// comes back as the response.
+    pub fn new(id: u32, lane: Lane, scenario: &str) -> Result<Runner, Box<Response>> {
+        let sc = Scenario::parse(scenario).map_err(|e| {
             Box::new(Response {
-                id: req.id,
-                lane: req.lane,
+                id,
+                lane,
                 outcome: Outcome::Invalid {
                     line: e.line,
                     column: e.column,
@@ -403,8 +438,8 @@ impl Runner {
         let names = sc.sim.tasks.len();
         sim.observe(Box::new(LiveLatency::new(sim.thread_directives(), names)));
         Ok(Runner {
-            id: req.id,
-            lane: req.lane,
+            id,
+            lane,
             text: sc.to_text(),
             profile: sc.features.profile.to_string(),
             names: sc.sim.tasks.iter().map(|t| t.name.clone()).collect(),
@@ -644,8 +679,8 @@ impl Runner {
 
 /// Runs a request to its end in one go (tests, and callers without an
 /// event loop); returns the last response.
-pub fn answer(req: &Request) -> Response {
-    let mut run = match Runner::new(req) {
+pub fn answer(id: u32, lane: Lane, scenario: &str) -> Response {
+    let mut run = match Runner::new(id, lane, scenario) {
         Ok(r) => r,
         Err(resp) => return *resp,
     };
@@ -736,30 +771,31 @@ impl Worker for SimWorker {
     }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
-        if let Some(cmd) = &msg.teach {
-            let outcome = teach(&mut self.teacher, cmd);
-            scope.respond(
+        let answer = |outcome| Response {
+            id: msg.id,
+            lane: msg.lane,
+            outcome,
+        };
+        let slot = msg.lane.run_slot();
+        match (&msg.job, slot) {
+            (Job::Teach(cmd), _) => scope.respond(id, answer(teach(&mut self.teacher, cmd))),
+            (Job::Run(_) | Job::Cancel, None) => scope.respond(
                 id,
-                Response {
-                    id: msg.id,
-                    lane: msg.lane,
-                    outcome,
-                },
-            );
-            return;
+                answer(Outcome::TeachError(
+                    "runs go on the live or the baseline lane".into(),
+                )),
+            ),
+            // A new request on a lane cancels its run: dropping it is all.
+            (Job::Cancel, Some(l)) => self.runs[l] = None,
+            (Job::Run(text), Some(l)) => {
+                self.runs[l] = None;
+                match Runner::new(msg.id, msg.lane, text) {
+                    Ok(run) => self.runs[l] = Some((run, id)),
+                    Err(resp) => scope.respond(id, *resp),
+                }
+                self.schedule(scope);
+            }
         }
-        let lane = usize::from(msg.lane).min(LANES - 1);
-        // A new request on a lane cancels its run: dropping it is all.
-        // An empty scenario only cancels.
-        self.runs[lane] = None;
-        if msg.scenario.is_empty() {
-            return;
-        }
-        match Runner::new(&msg) {
-            Ok(run) => self.runs[lane] = Some((run, id)),
-            Err(resp) => scope.respond(id, *resp),
-        }
-        self.schedule(scope);
     }
 }
 
@@ -801,20 +837,15 @@ mod tests {
     use super::*;
     use std::cell::Cell;
 
-    fn req(text: &str) -> Request {
-        Request {
-            id: 7,
-            lane: LANE_LIVE,
-            scenario: text.to_string(),
-            teach: None,
-        }
+    fn runner(text: &str) -> Result<Runner, Box<Response>> {
+        Runner::new(7, Lane::Live, text)
     }
 
     #[test]
     fn answer_runs_the_default_preset_like_the_cli() {
         let text = eevdf_scenario::presets::preset("default").unwrap().text;
         assert_eq!(text, include_str!("../../../tests/golden/default.scn"));
-        let r = answer(&req(text));
+        let r = answer(7, Lane::Live, text);
         assert_eq!(r.id, 7);
         let Outcome::Done { live, json, .. } = r.outcome else {
             panic!("default preset must run");
@@ -829,7 +860,7 @@ mod tests {
     /// Runs `text` in chunks; after each progress snapshot, `look` sees
     /// the runner. Returns the number of snapshots.
     fn snapshots(text: &str, mut look: impl FnMut(&Runner, &Live)) -> usize {
-        let mut run = Runner::new(&req(text)).unwrap();
+        let mut run = runner(text).unwrap();
         let t = Cell::new(0.0);
         let clock = || {
             t.set(t.get() + 10.0);
@@ -923,7 +954,7 @@ mod tests {
     #[test]
     fn chunked_runs_stream_snapshots_and_end_with_the_same_result() {
         let text = include_str!("../../../tests/golden/preempt-short.scn");
-        let mut run = Runner::new(&req(text)).unwrap();
+        let mut run = runner(text).unwrap();
         let t = Cell::new(0.0);
         let clock = || {
             t.set(t.get() + 10.0);
@@ -982,7 +1013,7 @@ mod tests {
     #[test]
     fn timeline_segments_do_not_overlap_on_a_cpu() {
         let text = include_str!("../../../tests/golden/two-tasks.scn");
-        let r = answer(&req(text));
+        let r = answer(7, Lane::Live, text);
         let Outcome::Done { live, .. } = r.outcome else {
             panic!()
         };
@@ -997,7 +1028,7 @@ mod tests {
 
     #[test]
     fn bad_scenarios_come_back_with_their_position() {
-        let r = answer(&req("eevdf-scenario v1\nhz 7\nend\n"));
+        let r = answer(7, Lane::Live, "eevdf-scenario v1\nhz 7\nend\n");
         match r.outcome {
             Outcome::Invalid { line, column, .. } => assert_eq!((line, column), (2, 4)),
             o => panic!("{o:?}"),

@@ -37,17 +37,19 @@ async fn app_frame_mounts() {
 
 #[wasm_bindgen_test]
 fn worker_messages_round_trip_through_the_codec() {
-    use eevdf_web::worker::{Request, Swb};
+    use eevdf_web::teach::TeachCmd;
+    use eevdf_web::worker::{Job, Lane, Request, Swb};
     use gloo::worker::Codec;
-    let req = Request {
-        id: 3,
-        lane: 1,
-        scenario: "eevdf-scenario v1\nend\n".into(),
-        teach: None,
-    };
-    let js = Swb::encode(req.clone());
-    let back: Request = Swb::decode(js);
-    assert_eq!(back, req);
+    for (lane, job) in [
+        (Lane::Baseline, Job::Run("eevdf-scenario v1\nend\n".into())),
+        (Lane::Live, Job::Cancel),
+        (Lane::Teach, Job::Teach(TeachCmd::NextPick)),
+    ] {
+        let req = Request { id: 3, lane, job };
+        let js = Swb::encode(req.clone());
+        let back: Request = Swb::decode(js);
+        assert_eq!(back, req);
+    }
 }
 
 /// The committed golden JSON (made natively by the CLI) is reproduced
@@ -80,17 +82,11 @@ fn golden_runs_are_byte_identical_in_wasm() {
             include_str!("../../../tests/golden/legacy-v612.json"),
         ),
     ];
-    use eevdf_web::worker::{Chunk, Outcome, Request, Runner};
+    use eevdf_web::worker::{Chunk, Lane, Outcome, Runner};
     for (scn, want) in cases {
         // Through the worker's own entry point: chunks on the browser's
         // clock, snapshots in between, as the page gets them.
-        let req = Request {
-            id: 1,
-            lane: 0,
-            scenario: scn.to_string(),
-            teach: None,
-        };
-        let mut run = Runner::new(&req).expect("golden scenario parses");
+        let mut run = Runner::new(1, Lane::Live, scn).expect("golden scenario parses");
         let clock = || js_sys::Date::now();
         let done = loop {
             if let Chunk::Finished(r) = run.chunk(&clock) {
@@ -158,7 +154,7 @@ async fn machine_view_places_a_template_on_a_cpu() {
 #[wasm_bindgen_test]
 fn teaching_views_cross_the_codec() {
     use eevdf_web::teach::TeachCmd;
-    use eevdf_web::worker::{teach, Outcome, Response, Swb};
+    use eevdf_web::worker::{teach, Lane, Outcome, Response, Swb};
     use gloo::worker::Codec;
     let mut session = None;
     let text = eevdf_scenario::presets::preset("preempt-short")
@@ -176,7 +172,7 @@ fn teaching_views_cross_the_codec() {
         assert!(matches!(outcome, Outcome::Teach(_)), "{outcome:?}");
         let resp = Response {
             id: 1,
-            lane: 2,
+            lane: Lane::Teach,
             outcome,
         };
         let back: Response = Swb::decode(Swb::encode(resp.clone()));
