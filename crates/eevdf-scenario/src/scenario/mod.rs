@@ -1,0 +1,628 @@
+//! Scenario text format v1: what to simulate, one directive per line.
+//!
+//! ```text
+//! eevdf-scenario v1
+//! engine 0.7
+//! machine smp4
+//! kernel v7.2
+//! hz 250
+//! duration 130s
+//! warmup 1s
+//! seed 1
+//! preempt full
+//! features NO_RUN_TO_PARITY PREEMPT_SHORT PS_SET_NEXT_BUDDY
+//! sysctl base_slice_ns=2800000 migration_cost_ns=500000
+//! costs switch=2us wake=5us migrate=20us
+//! group /test-B weight=100
+//! task ct kind=timer period=3777us run=20us slice=8ms group=/test-B
+//! task hog count=2 kind=hog nice=5 cpus=0-3
+//! end
+//! ```
+//!
+//! Lines are at most [`MAX_COLUMNS`] characters, `#` starts a comment,
+//! tokens are separated by whitespace, durations carry a unit (`ns`, `us`,
+//! `ms`, `s`; decimal fractions allowed when the result is a whole number
+//! of nanoseconds). The first directive is the header, the last is `end`.
+//! [`Scenario::to_text`] prints the canonical form: fixed directive and
+//! key order, default values left out, durations in the largest unit that
+//! keeps them integral. Every error is a [`ParseError`] pointing at the
+//! offending token.
+//!
+//! `costs` keys: `switch`, `wake`, `migrate` and `sleep` (a timer or
+//! periodic task's own CPU per activation beyond its `run`; default 0,
+//! so older texts keep their results), as [`eevdf_sim::Costs`] has them.
+//!
+//! `warmup` (default 0, so every older text keeps its results) leaves
+//! wakeups that began before it out of the latency statistics, in the
+//! simulator and in a kernel run alike.
+//!
+//! Without a `preempt` line the kernel profile's model applies
+//! ([`PreemptModel::for_profile`]: `lazy` for 7.x, `voluntary` for 6.x),
+//! except in a scenario made by engine 0.1, which always meant `full`.
+
+use std::fmt;
+
+use eevdf_core::features::FeatureError;
+use eevdf_core::{FeatureSet, Policy, Profile};
+use eevdf_sim::cost::{Cost, MAX_EVENTS, MAX_THREADS};
+use eevdf_sim::topology::{CustomMachine, MachineSpec, Topology, PRESET_NAMES};
+use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Workload};
+
+use crate::ParseError;
+
+/// The engine version printed in every scenario's `engine` line.
+pub const ENGINE_VERSION: &str = "0.7";
+
+/// `engine` (a checked `X.Y`) is older than `major.minor`.
+pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
+    let mut it = engine.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+    let v = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+    v < (major, minor)
+}
+/// Longest line, in characters.
+pub const MAX_COLUMNS: usize = 72;
+/// Longest scenario text, in bytes.
+pub const MAX_BYTES: usize = 64 * 1024;
+/// Most lines in a scenario text.
+pub const MAX_LINES: usize = 1000;
+/// Most CPUs of a machine (`smpN`).
+pub const MAX_CPUS: u32 = 512;
+/// Longest duration anywhere in a scenario (one hour).
+pub const MAX_DURATION_NS: Nanos = 3600 * S;
+/// The first line of every scenario.
+pub const HEADER: &str = "eevdf-scenario v1";
+
+/// Longest `--set` / `--features` argument, in bytes.
+const MAX_ARG_BYTES: usize = 16 * 1024;
+const US: Nanos = 1_000;
+const MS: Nanos = 1_000_000;
+const S: Nanos = 1_000_000_000;
+const MAX_NAME: usize = 32;
+const MAX_COUNT: u64 = 4096;
+
+const DEFAULT_TIMER_RUN: Nanos = 20 * US;
+const DEFAULT_HB_GROUPS: u32 = 1;
+const DEFAULT_HB_FDS: u32 = 20;
+pub const DEFAULT_HB_MSG_NS: Nanos = 2 * US;
+/// Messages a pipe holds: 16 pages of 4 KiB with 100-byte writes.
+const DEFAULT_HB_PIPE_MSGS: u32 = 655;
+/// Messages a socket holds: a 208 KiB buffer at a 768-byte skb truesize
+/// per 100-byte message.
+const DEFAULT_HB_SOCKET_MSGS: u32 = 277;
+
+/// The default capacity of a hackbench channel.
+fn default_hb_msgs(pipe: bool) -> u32 {
+    if pipe {
+        DEFAULT_HB_PIPE_MSGS
+    } else {
+        DEFAULT_HB_SOCKET_MSGS
+    }
+}
+const DEFAULT_SB_MESSAGES: u32 = 1;
+const DEFAULT_SB_WORKERS: u32 = 4;
+const DEFAULT_SB_REQUEST: Nanos = 100 * US;
+const DEFAULT_SB_THINK: Nanos = MS;
+const DEFAULT_GROUP_WEIGHT: u32 = 100;
+
+const DIRECTIVES: &[&str] = &[
+    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
+    "sysctl", "costs", "group", "task", "end",
+];
+const SETTABLE: &[&str] = &[
+    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
+    "sysctl", "costs",
+];
+const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
+const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
+const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns", "energy_aware"];
+const COST_KEYS: &[&str] = &["switch", "wake", "migrate", "sleep"];
+const COMMON_KEYS: &[&str] = &[
+    "nice", "policy", "slice", "cpus", "group", "slack", "start", "kernel", "ksection",
+];
+const UNIT_HINT: &str = "durations need a unit: ns, us, ms or s, e.g. 20us or 2.8ms";
+
+/// The simulated machine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Machine {
+    /// `n` identical CPUs sharing one LLC; `up` is `Smp(1)`.
+    Smp(u32),
+    /// A seed machine (`rb5`, `xeon-4314-2s`, ...), see
+    /// [`eevdf_sim::topology::PRESET_NAMES`].
+    Preset(String),
+    /// `machine custom nodes=.. llcs=.. cores=.. smt=.. ...`.
+    Custom(CustomMachine),
+}
+
+/// Keys of `machine custom`, in canonical order.
+const CUSTOM_KEYS: &[&str] = &[
+    "nodes", "packages", "llcs", "clusters", "cores", "smt", "capacity", "distance",
+];
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine::Smp(1)
+    }
+}
+
+impl Machine {
+    /// Number of CPUs.
+    pub fn nr_cpus(&self) -> u32 {
+        match self {
+            Machine::Smp(n) => *n,
+            _ => Topology::build(&self.spec()).map_or(1, |t| t.nr_cpus()),
+        }
+    }
+
+    /// The simulator's description of this machine.
+    pub fn spec(&self) -> MachineSpec {
+        match self {
+            Machine::Smp(n) => MachineSpec::Flat(*n),
+            Machine::Preset(p) => MachineSpec::Preset(p.clone()),
+            Machine::Custom(c) => MachineSpec::Custom(c.clone()),
+        }
+    }
+
+    /// The costs a scenario on this machine has unless its `costs`
+    /// directive says otherwise: measured ones for `qemu-icount`
+    /// ([`eevdf_sim::topology::preset_costs`]), [`Costs::default`] else.
+    pub fn default_costs(&self) -> Costs {
+        match self {
+            Machine::Preset(p) => eevdf_sim::topology::preset_costs(p),
+            _ => Costs::default(),
+        }
+    }
+
+    /// Parses `up`, `smp2`, `smp4`, `smp8` or `smpN` (N in 1..=512).
+    pub fn parse(s: &str) -> Option<Machine> {
+        if s == "up" {
+            return Some(Machine::Smp(1));
+        }
+        if PRESET_NAMES.contains(&s) {
+            return Some(Machine::Preset(s.to_string()));
+        }
+        let n = parse_uint(s.strip_prefix("smp")?)?;
+        let n = u32::try_from(n).ok()?;
+        (1..=MAX_CPUS).contains(&n).then_some(Machine::Smp(n))
+    }
+}
+
+impl fmt::Display for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Machine::Smp(1) => f.write_str("up"),
+            Machine::Smp(n) => write!(f, "smp{n}"),
+            Machine::Preset(p) => f.write_str(p),
+            Machine::Custom(c) => {
+                f.write_str("custom")?;
+                // Only keys that differ from their defaults (all 1).
+                for (k, v) in [
+                    ("nodes", c.nodes),
+                    ("packages", c.packages_per_node),
+                    ("llcs", c.llcs_per_package),
+                    ("clusters", c.clusters_per_llc),
+                    ("cores", c.cores_per_cluster),
+                    ("smt", c.smt),
+                ] {
+                    if v != 1 {
+                        write!(f, " {k}={v}")?;
+                    }
+                }
+                if !c.capacities.is_empty() {
+                    f.write_str(" capacity=")?;
+                    let mut runs: Vec<(u32, u32)> = Vec::new();
+                    for cap in &c.capacities {
+                        match runs.last_mut() {
+                            Some((v, n)) if v == cap => *n += 1,
+                            _ => runs.push((*cap, 1)),
+                        }
+                    }
+                    let parts: Vec<String> = runs
+                        .iter()
+                        .map(|(v, n)| {
+                            if *n == 1 {
+                                v.to_string()
+                            } else {
+                                format!("{n}x{v}")
+                            }
+                        })
+                        .collect();
+                    f.write_str(&parts.join(","))?;
+                }
+                if c.remote_distance != 20 {
+                    write!(f, " distance={}", c.remote_distance)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A parsed scenario: the simulation plus what the text needs besides it.
+///
+/// `sim.nr_cpus`, `sim.profile` and `sim.features` mirror `machine`,
+/// `features.profile` and `features.features`; every method keeps them in
+/// sync, and [`Scenario::sync_sim`] does it after direct edits.
+///
+/// Equality is semantic: the feature sets compare by profile, effective
+/// values and not-modelled names, not by the history of applied tokens,
+/// so two scenarios are equal exactly when they print the same text.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub engine: String,
+    pub machine: Machine,
+    pub features: FeatureSet,
+    /// An explicit `preempt` line; without one the kernel profile's model
+    /// applies ([`PreemptModel::for_profile`]).
+    pub preempt: Option<PreemptModel>,
+    pub sim: SimConfig,
+}
+
+impl PartialEq for Scenario {
+    fn eq(&self, o: &Self) -> bool {
+        self.engine == o.engine
+            && self.machine == o.machine
+            && self.preempt == o.preempt
+            && self.sim == o.sim
+            && self.features.profile == o.features.profile
+            && self.features.features == o.features.features
+            && self.features.not_modelled == o.features.not_modelled
+    }
+}
+
+impl Eq for Scenario {}
+
+impl Default for Scenario {
+    /// A uniprocessor v7.1 machine with no tasks and every default.
+    fn default() -> Self {
+        let mut s = Scenario {
+            engine: ENGINE_VERSION.to_string(),
+            machine: Machine::default(),
+            features: FeatureSet::default(),
+            preempt: None,
+            sim: SimConfig::default(),
+        };
+        s.sync_sim();
+        s
+    }
+}
+
+impl Scenario {
+    /// Parses scenario text (format v1).
+    pub fn parse(text: &str) -> Result<Scenario, ParseError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.len() > MAX_BYTES {
+            return Err(ParseError::new(
+                1,
+                1,
+                format!("scenario is {} bytes, over {MAX_BYTES}", text.len()),
+                "a scenario is a short text; use `count=` instead of repeating tasks",
+            ));
+        }
+        enum State {
+            Header,
+            Body,
+            Done,
+        }
+        let mut state = State::Header;
+        let mut b = Builder::new(Scenario::default(), false);
+        let (mut last_line, mut last_width) = (1, 0);
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            if line > MAX_LINES {
+                return Err(ParseError::new(
+                    line,
+                    1,
+                    format!("scenario has more than {MAX_LINES} lines"),
+                    "use `count=` instead of repeating tasks",
+                ));
+            }
+            let width = raw.chars().count();
+            (last_line, last_width) = (line, width);
+            if width > MAX_COLUMNS {
+                return Err(ParseError::new(
+                    line,
+                    MAX_COLUMNS + 1,
+                    format!("line is {width} columns, over the limit of {MAX_COLUMNS}"),
+                    "split `features`, `sysctl` or `costs` over several lines, \
+                     shorten names or comments",
+                ));
+            }
+            let toks = tokenize(raw);
+            let Some(first) = toks.first() else { continue };
+            match state {
+                State::Header => {
+                    header(line, &toks)?;
+                    state = State::Body;
+                }
+                State::Body if first.s == "end" => {
+                    if let Some(extra) = toks.get(1) {
+                        return Err(ParseError::new(
+                            line,
+                            extra.col,
+                            format!("unexpected {} after `end`", quote(extra.s)),
+                            "`end` stands alone on its line",
+                        ));
+                    }
+                    state = State::Done;
+                }
+                State::Body => b.directive(line, &toks)?,
+                State::Done => {
+                    return Err(ParseError::new(
+                        line,
+                        first.col,
+                        format!("unexpected {} after `end`", quote(first.s)),
+                        "`end` is the last directive; move this line above it or \
+                         comment it out with `#`",
+                    ))
+                }
+            }
+        }
+        match state {
+            State::Header => Err(ParseError::new(
+                1,
+                1,
+                format!("empty scenario: expected the header `{HEADER}`"),
+                format!("start the text with the line `{HEADER}`"),
+            )),
+            State::Body => Err(ParseError::new(
+                last_line,
+                last_width + 1,
+                "missing `end` at the end of the scenario",
+                "add `end`",
+            )),
+            State::Done => b.finish(None),
+        }
+    }
+
+    /// The canonical text (see the module documentation); it parses back
+    /// to an equal scenario, and no line exceeds [`MAX_COLUMNS`] for any
+    /// scenario that came from [`Scenario::parse`].
+    pub fn to_text(&self) -> String {
+        let sim = &self.sim;
+        let mut lines = vec![
+            HEADER.to_string(),
+            format!("engine {}", self.engine),
+            format!("machine {}", self.machine),
+            format!("kernel {}", self.features.profile.name()),
+            format!("hz {}", sim.hz),
+            format!("duration {}", fmt_duration(sim.duration_ns)),
+        ];
+        if sim.warmup_ns > 0 {
+            lines.push(format!("warmup {}", fmt_duration(sim.warmup_ns)));
+        }
+        lines.push(format!("seed {}", sim.seed));
+        if let Some(p) = self.preempt {
+            lines.push(format!("preempt {}", p.name()));
+        }
+        let mut cur = String::new();
+        for t in self.features.canonical_tokens() {
+            if !cur.is_empty() && cur.chars().count() + 1 + t.chars().count() > MAX_COLUMNS {
+                lines.push(std::mem::take(&mut cur));
+            }
+            if cur.is_empty() {
+                cur.push_str("features");
+            }
+            cur.push(' ');
+            cur.push_str(&t);
+        }
+        if !cur.is_empty() {
+            lines.push(cur);
+        }
+        let mut sysctl = Vec::new();
+        if let Some(v) = sim.sysctl.base_slice_ns {
+            sysctl.push(format!("base_slice_ns={v}"));
+        }
+        if let Some(v) = sim.sysctl.migration_cost_ns {
+            sysctl.push(format!("migration_cost_ns={v}"));
+        }
+        if let Some(v) = sim.sysctl.energy_aware {
+            sysctl.push(format!("energy_aware={}", u8::from(v)));
+        }
+        if !sysctl.is_empty() {
+            lines.push(format!("sysctl {}", sysctl.join(" ")));
+        }
+        let (c, d) = (&sim.costs, self.machine.default_costs());
+        let mut costs = Vec::new();
+        for (key, v, dv) in [
+            ("switch", c.switch_ns, d.switch_ns),
+            ("wake", c.wake_ns, d.wake_ns),
+            ("migrate", c.migrate_ns, d.migrate_ns),
+            ("sleep", c.sleep_ns, d.sleep_ns),
+        ] {
+            if v != dv {
+                costs.push(format!("{key}={}", fmt_duration(v)));
+            }
+        }
+        if !costs.is_empty() {
+            lines.push(format!("costs {}", costs.join(" ")));
+        }
+        for g in &sim.groups {
+            let idle = if g.idle { " idle" } else { "" };
+            lines.push(format!("group {} weight={}{idle}", g.path, g.weight));
+        }
+        lines.extend(sim.tasks.iter().map(task_line));
+        lines.push("end".to_string());
+        let mut out = lines.join("\n");
+        out.push('\n');
+        out
+    }
+
+    /// Replaces one top-level directive from a `KEY=VALUE` argument (the
+    /// CLI's `--set`): `hz=1000`, `kernel=v6.18`, `machine=smp8`,
+    /// `duration=2s`, `seed=7`, `preempt=lazy`, `engine=0.1`,
+    /// `features=NO_PLACE_LAG,NEXT_BUDDY` (appended to the tokens),
+    /// `sysctl.base_slice_ns=3ms`, `costs.switch=1us` (one key; also
+    /// `sysctl=KEY=VALUE ...`). The argument is read as the line `KEY VALUE`
+    /// of a scenario. Errors have line 0 and columns into `key_value`; on
+    /// error nothing changes.
+    pub fn set(&mut self, key_value: &str) -> Result<(), ParseError> {
+        if key_value.len() > MAX_ARG_BYTES {
+            return Err(ParseError::new(
+                0,
+                1,
+                format!(
+                    "argument is {} bytes, over {MAX_ARG_BYTES}",
+                    key_value.len()
+                ),
+                "set one directive at a time",
+            ));
+        }
+        let settable = || {
+            format!(
+                "settable keys: {}, sysctl.KEY, costs.KEY",
+                SETTABLE.join(", ")
+            )
+        };
+        let Some((key, value)) = key_value.split_once('=') else {
+            return Err(ParseError::new(
+                0,
+                1,
+                format!("expected KEY=VALUE, found {}", quote(key_value)),
+                "e.g. hz=1000 or sysctl.base_slice_ns=3ms",
+            ));
+        };
+        if key.trim().is_empty() {
+            return Err(ParseError::new(0, 1, "missing key before `=`", settable()));
+        }
+        // Both forms keep every character's column: `.` and `=` become
+        // one space each.
+        let line = match key.split_once('.') {
+            Some((dir, sub)) => {
+                if !matches!(dir.trim(), "sysctl" | "costs") {
+                    return Err(ParseError::new(
+                        0,
+                        1,
+                        format!("{} has no sub-keys", quote(dir.trim())),
+                        "only sysctl.KEY and costs.KEY take a sub-key",
+                    ));
+                }
+                format!("{dir} {sub}={value}")
+            }
+            None => format!("{key} {value}"),
+        };
+        let toks = tokenize(&line);
+        let Some(first) = toks.first() else {
+            return Err(ParseError::new(0, 1, "missing key before `=`", settable()));
+        };
+        if !SETTABLE.contains(&first.s) {
+            let hint = match closest(first.s, SETTABLE) {
+                Some(c) => format!("did you mean `{c}`? {}", settable()),
+                None => settable(),
+            };
+            return Err(ParseError::new(
+                0,
+                first.col,
+                format!("{} cannot be set", quote(first.s)),
+                hint,
+            ));
+        }
+        let mut b = Builder::new(self.clone(), true);
+        b.directive(0, &toks)?;
+        let at = toks.get(1).map_or(first.col, |t| t.col);
+        *self = b.finish(Some((0, at)))?;
+        Ok(())
+    }
+
+    /// Applies feature tokens (a debugfs line or list, separated by
+    /// whitespace or commas) over the scenario's, e.g. from `--features`.
+    /// Errors have line 0 and the token's 1-based character offset in
+    /// `line` as column; on error nothing changes.
+    pub fn apply_features(&mut self, line: &str) -> Result<(), ParseError> {
+        if line.len() > MAX_ARG_BYTES {
+            return Err(ParseError::new(
+                0,
+                1,
+                format!("features are {} bytes, over {MAX_ARG_BYTES}", line.len()),
+                "paste one features line",
+            ));
+        }
+        let mut fs = self.features.clone();
+        for (col, tok) in feature_tokens(line, 1) {
+            fs.apply(tok).map_err(|e| feature_error(0, col, &e))?;
+        }
+        self.features = fs;
+        self.sync_sim();
+        Ok(())
+    }
+
+    /// "made with engine 0.1, computed by 0.2" when the scenario's
+    /// `engine` line names another version than this engine's.
+    pub fn engine_note(&self) -> Option<String> {
+        (self.engine != ENGINE_VERSION).then(|| {
+            format!(
+                "made with engine {}, computed by {ENGINE_VERSION} (CHANGELOG.md lists what changed)",
+                self.engine
+            )
+        })
+    }
+
+    /// One note per task whose `slice` lies outside the kernel's clamp:
+    /// `__setparam_fair` (7.2 fair.c) clamps a `sched_setattr` slice to
+    /// 0.1..=100 ms, and so does the engine (`clamp_custom_slice`).
+    pub fn slice_notes(&self) -> Vec<String> {
+        use eevdf_core::entity::{clamp_custom_slice, SLICE_MAX_NS, SLICE_MIN_NS};
+        self.sim
+            .tasks
+            .iter()
+            .filter_map(|t| {
+                let asked = t.slice_ns?;
+                let runs = clamp_custom_slice(asked);
+                (runs != asked).then(|| {
+                    format!(
+                        "task {}: slice={} is outside the kernel's {}..{} (sched_setattr clamps it); it runs with {}",
+                        t.name,
+                        fmt_duration(asked),
+                        fmt_duration(SLICE_MIN_NS),
+                        fmt_duration(SLICE_MAX_NS),
+                        fmt_duration(runs)
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Copies `machine` and `features` into `sim` (`nr_cpus`, `profile`,
+    /// `features`), after direct edits of the public fields.
+    pub fn sync_sim(&mut self) {
+        self.sim.nr_cpus = self.machine.nr_cpus();
+        self.sim.machine = match &self.machine {
+            Machine::Smp(_) => None,
+            m => Some(m.spec()),
+        };
+        self.sim.profile = self.features.profile;
+        self.sim.features = self.features.features;
+        self.sim.preempt = self
+            .preempt
+            .unwrap_or_else(|| PreemptModel::for_profile(self.features.profile));
+    }
+
+    /// Checks that [`Scenario::to_text`] parses back to this scenario
+    /// (useful for scenarios built in code); errors point into that text.
+    pub fn validate(&self) -> Result<(), ParseError> {
+        let text = self.to_text();
+        let back = Scenario::parse(&text)?;
+        if back == *self {
+            return Ok(());
+        }
+        Err(ParseError::new(
+            1,
+            1,
+            "the scenario does not survive printing and parsing",
+            "keep `sim` in sync with `machine` and `features` (Scenario::sync_sim)",
+        ))
+    }
+}
+
+mod build;
+mod keys;
+mod lex;
+mod print;
+#[cfg(test)]
+mod tests;
+
+use build::*;
+use keys::*;
+use lex::*;
+use print::*;
+
+pub(crate) use lex::fmt_duration;
