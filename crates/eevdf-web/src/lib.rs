@@ -14,6 +14,7 @@ pub mod charts;
 pub mod edit;
 pub mod features;
 pub mod machine;
+pub mod moment;
 pub mod results;
 pub mod share;
 pub mod teach;

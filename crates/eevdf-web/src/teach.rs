@@ -15,6 +15,7 @@ use eevdf_scenario::scenario::Scenario;
 use eevdf_sim::trace::{PrevState, TraceEvent};
 use eevdf_sim::{Nanos, Sim};
 
+use crate::moment::{protected_curr, Moment};
 use crate::wakeups::{LatencyWatch, SlowWakeup, WorstWakeups};
 use serde::{Deserialize, Serialize};
 
@@ -50,9 +51,9 @@ pub enum TeachCmd {
     /// Jump to the first wakeup of task directive `task` that took at
     /// least `at_least_ns` (a point clicked on the latency CDF).
     Sample { task: u32, at_least_ns: Nanos },
-    /// Run until a pick or a wakeup decision on the selected CPU reads
-    /// with `phrase` (e.g. "protected", "shorter slice", "next buddy").
-    Until { phrase: String },
+    /// Run until the selected CPU reaches `moment` (a pick for a reason,
+    /// a wakeup with a verdict).
+    Until { moment: Moment },
 }
 
 /// One entity on the virtual-time axis; times are relative to the
@@ -298,14 +299,13 @@ impl Teacher {
                     ));
                 }
             }
-            TeachCmd::Until { phrase } => {
+            TeachCmd::Until { moment } => {
                 self.checkpoint();
                 let cpu = self.cpu;
                 let mut found = false;
                 let mut picks = self.sim.rq(cpu).picks;
                 let mut wake = self.sim.rq(cpu).last_wakeup;
                 let mut steps = 0usize;
-                let phrase = phrase.clone();
                 // Trace only the stretch the log can show: restart the
                 // trace every few thousand events.
                 while !found && steps < MAX_EVENTS_UNTIL {
@@ -317,23 +317,15 @@ impl Teacher {
                             }
                             steps += 1;
                             let rq = sim.rq(cpu);
-                            let mut text = String::new();
-                            if rq.picks != picks {
-                                picks = rq.picks;
-                                for st in &rq.last_pick {
-                                    text.push_str(&describe_pick(
-                                        st,
-                                        &sim.entity_name(cpu, st.picked),
-                                    ));
-                                }
-                            }
-                            if rq.last_wakeup != wake {
+                            let new_pick = (rq.picks != picks).then_some(&rq.last_pick[..]);
+                            picks = rq.picks;
+                            let new_wakeup = if rq.last_wakeup != wake {
                                 wake = rq.last_wakeup;
-                                if let Some((eid, d)) = wake {
-                                    text.push_str(&describe_wakeup(sim, cpu, eid, d));
-                                }
-                            }
-                            if !text.is_empty() && text.contains(&phrase) {
+                                wake
+                            } else {
+                                None
+                            };
+                            if moment.reached(sim, cpu, new_pick, new_wakeup) {
                                 found = true;
                                 return;
                             }
@@ -341,7 +333,9 @@ impl Teacher {
                     });
                 }
                 if !found {
-                    self.note = Some(format!("No pick or wakeup on CPU{cpu} read `{phrase}` within {MAX_EVENTS_UNTIL} events."));
+                    self.note = Some(format!(
+                        "CPU{cpu} reached no {moment} within {MAX_EVENTS_UNTIL} events."
+                    ));
                 }
             }
             TeachCmd::RunTo { ns } => {
@@ -542,12 +536,7 @@ pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) ->
     let mut why = d.reason.describe().to_string();
     if let WakeupReason::PickedOther { picked: Some(p) } = d.reason {
         why = format!("{why}: {}", sim.entity_name(cpu, p));
-        // What a snapshot would draw as curr with a vprot.
-        let rq = sim.rq(cpu);
-        let live = rq.get_se(p);
-        if live.is_some_and(|se| se.on_rq && rq.cfs(se.cfs_rq).curr == Some(p))
-            && rq.protect_slice(p)
-        {
+        if protected_curr(sim, cpu, p) {
             why.push_str(", current and protected (RUN_TO_PARITY)");
         }
     }

@@ -1,39 +1,42 @@
 //! Guided tours of teaching mode: a scenario, a CPU to watch, and steps
-//! of (command, caption). Each step also names a phrase its picture must
-//! contain (a pick reason, a wakeup verdict, a log line); a native test
-//! plays every tour through [`crate::teach::Teacher`] and checks them, so
-//! a caption cannot drift from what the engine does.
+//! of (command, caption). A step runs to a typed [`Moment`] (a pick
+//! for a reason, a wakeup with a verdict), never to words, and names a
+//! phrase its picture must contain (a pick reason, a wakeup verdict, a
+//! log line); a native test plays every tour through
+//! [`crate::teach::Teacher`] and checks both, so a caption cannot drift
+//! from what the engine does.
 
+use std::borrow::Cow;
+
+use crate::moment::{Moment, PickKind, Verdict};
 use crate::teach::TeachCmd;
 
 /// A tour command (a [`TeachCmd`] without the session plumbing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Go {
     NextPick,
     Step(u32),
     RunTo(u64),
     /// The worst wakeup of this task directive.
     Worst(u32),
-    /// Until a pick or wakeup on the CPU reads with this phrase.
-    Until(&'static str),
+    /// Until the CPU reaches this moment.
+    Until(Moment),
 }
 
 impl Go {
-    pub fn cmd(self) -> TeachCmd {
-        match self {
+    pub fn cmd(&self) -> TeachCmd {
+        match *self {
             Go::NextPick => TeachCmd::NextPick,
             Go::Step(n) => TeachCmd::Step { events: n },
             Go::RunTo(ns) => TeachCmd::RunTo { ns },
             Go::Worst(task) => TeachCmd::Worst { task },
-            Go::Until(p) => TeachCmd::Until {
-                phrase: p.to_string(),
-            },
+            Go::Until(ref m) => TeachCmd::Until { moment: m.clone() },
         }
     }
 }
 
 /// One step: what to do, what to read, what the picture must show.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Step {
     pub go: Go,
     pub caption: &'static str,
@@ -48,7 +51,7 @@ const fn step(go: Go, caption: &'static str, expect: &'static str) -> Step {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Tour {
     pub id: &'static str,
     pub title: &'static str,
@@ -58,6 +61,24 @@ pub struct Tour {
 }
 
 const MS: u64 = 1_000_000;
+
+/// A pick by deadline (the leftmost, or the heap search's), or a wakee
+/// that would be picked now.
+const EARLIEST_DEADLINE: &[Moment] = &[
+    Moment::pick(PickKind::EarliestDeadline),
+    Moment::pick(PickKind::EarliestEligibleDeadline),
+    Moment::wakeup(Verdict::PickedWakee),
+];
+/// curr kept by its protection, at a pick or against a wakee.
+const PROTECTED: &[Moment] = &[
+    Moment::pick(PickKind::Protected),
+    Moment::wakeup(Verdict::ProtectedCurrWins),
+];
+/// The next buddy picked, or kept at a sync wakeup.
+const NEXT_BUDDY: &[Moment] = &[
+    Moment::pick(PickKind::NextBuddy),
+    Moment::wakeup(Verdict::SyncNoPreempt),
+];
 
 pub const TOURS: &[Tour] = &[
     Tour {
@@ -69,7 +90,7 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::NextPick, "Two CPU hogs: a at nice 0 (weight 1024), b at nice 5 (weight 335). The first pick takes the only task queued so far.", "the only queued entity"),
             step(Go::RunTo(20 * MS), "After 20 ms. vruntime advances by run time x 1024/weight: b's virtual clock runs about three times faster than a's. Its request (the bar) is the same 3 ms of its own time, so it spans three times more virtual time.", "switch"),
-            step(Go::Until("earliest deadline"), "A pick takes an eligible entity (vruntime not after V, the weighted average: left of the V line) with the earliest virtual deadline. Over a second a gets about 75% of the CPU and b 25%: shares follow weights.", "earliest deadline"),
+            step(Go::Until(Moment::AnyOf(Cow::Borrowed(EARLIEST_DEADLINE))), "A pick takes an eligible entity (vruntime not after V, the weighted average: left of the V line) with the earliest virtual deadline. Over a second a gets about 75% of the CPU and b 25%: shares follow weights.", "earliest deadline"),
         ],
     },
     Tour {
@@ -80,8 +101,8 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(7 * MS), "A task that runs 3 ms and sleeps 7 ms shares a CPU with a hog. Lag is V - vruntime: positive means the task is owed service. The sleeper is off the queue now.", "hog.0"),
-            step(Go::Until("sleeper.0 woke"), "It wakes. When it slept, its lag was saved; place_entity (PLACE_LAG) puts it back at V - lag, the lag inflated by (W + w) / W, so a sleep neither earns nor loses service.", "sleeper.0 woke"),
-            step(Go::Until("sleeper.0: eligible"), "Back on the queue with its lag, the sleeper is eligible, and its fresh request ends early: it is picked.", "sleeper.0: eligible"),
+            step(Go::Until(Moment::woke("sleeper.0")), "It wakes. When it slept, its lag was saved; place_entity (PLACE_LAG) puts it back at V - lag, the lag inflated by (W + w) / W, so a sleep neither earns nor loses service.", "sleeper.0 woke"),
+            step(Go::Until(Moment::pick_of("sleeper.0", PickKind::EarliestDeadline)), "Back on the queue with its lag, the sleeper is eligible, and its fresh request ends early: it is picked.", "sleeper.0: eligible"),
         ],
     },
     Tour {
@@ -93,19 +114,19 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(25 * MS), "Three hogs with 6, 1 and 3 ms slices. Each request ends at a virtual deadline, vruntime + slice x 1024/weight: the bars.", "switch"),
-            step(Go::Until("earlier deadlines belong to entities that are not eligible"), "Here the leftmost deadline belongs to an entity right of V (it had more than its share), so pick_eevdf searches for the earliest deadline among eligible entities.", "not eligible"),
-            step(Go::Until("short.0: eligible, with the earliest deadline"), "Shorter slices mean earlier deadlines, so the 1 ms task runs more often, for shorter stretches; the three shares stay equal.", "short.0"),
+            step(Go::Until(Moment::pick(PickKind::EarliestEligibleDeadline)), "Here the leftmost deadline belongs to an entity right of V (it had more than its share), so pick_eevdf searches for the earliest deadline among eligible entities.", "not eligible"),
+            step(Go::Until(Moment::pick_of("short.0", PickKind::EarliestDeadline)), "Shorter slices mean earlier deadlines, so the 1 ms task runs more often, for shorter stretches; the three shares stay equal.", "short.0"),
         ],
     },
     Tour {
         id: "run-to-parity",
         title: "RUN_TO_PARITY and why vprot exists",
         scenario: "eevdf-scenario v1\nmachine up\nhz 1000\nduration 1s\n\
-                   task hog kind=hog slice=3ms\ntask w kind=periodic run=300us sleep=700us slice=3ms\nend\n",
+                   task hog kind=hog count=2 slice=3ms\ntask w kind=periodic run=300us sleep=700us slice=3ms\nend\n",
         cpu: 0,
         steps: &[
-            step(Go::RunTo(10 * MS), "A hog and a task waking every millisecond, both with 3 ms slices.", "ms"),
-            step(Go::Until("protected"), "The wakee would be picked by deadline alone, but the running task is protected: RUN_TO_PARITY set vprot when it was picked, and it keeps the CPU while eligible until vprot. Without it (the v2 6/6 review) two tasks near V ping-pong at every tick.", "protected"),
+            step(Go::RunTo(10 * MS), "Two hogs and a task waking every millisecond, all with 3 ms slices.", "ms"),
+            step(Go::Until(Moment::AnyOf(Cow::Borrowed(PROTECTED))), "The wakee would be picked by deadline alone, but the running task is protected: RUN_TO_PARITY set vprot when it was picked, and it keeps the CPU while eligible until vprot. Without it (the v2 6/6 review) two tasks near V ping-pong at every tick.", "protected"),
         ],
     },
     Tour {
@@ -117,7 +138,7 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(30 * MS), "cyclictest (8 ms slice) wakes every 3.777 ms while two rt-app tasks (16 ms slices) run. Watch the wakeup line.", "ms"),
-            step(Go::Until("shorter slice"), "ct wakes while an rt task runs protected. Because ct's slice is shorter, PREEMPT_SHORT cancels curr's protection and ct preempts at once: this is why its p99 stays near the floor.", "shorter slice"),
+            step(Go::Until(Moment::wakeup(Verdict::ShorterSlice)), "ct wakes while an rt task runs protected. Because ct's slice is shorter, PREEMPT_SHORT cancels curr's protection and ct preempts at once: this is why its p99 stays near the floor.", "shorter slice"),
             step(Go::Worst(0), "The worst wakeup of ct in this run: here another entity won the pick. PREEMPT_SHORT only bypasses protection; a wakee that is not eligible, or has a later deadline, still waits. Turn PREEMPT_SHORT off and every wakeup waits for protection to run out.", "worst wakeup"),
         ],
     },
@@ -131,7 +152,7 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(30 * MS), "Tasks in cgroups /A and /B: each group is an entity of the root queue with its own queue below (two levels in the picture). This runs without the fix (NO_PS_CLEAR_BUDDY).", "/A"),
-            step(Go::Until("next buddy"), "A task of /A went to sleep and its group became the root's next buddy. The pick honours an eligible buddy before deadlines, so /A can win over ct's group. Seed 000 clears buddies on a PREEMPT_SHORT preemption (PS_CLEAR_BUDDY, merged in 7.1).", "next buddy"),
+            step(Go::Until(Moment::AnyOf(Cow::Borrowed(NEXT_BUDDY))), "A task of /A went to sleep and its group became the root's next buddy. The pick honours an eligible buddy before deadlines, so /A can win over ct's group. Seed 000 clears buddies on a PREEMPT_SHORT preemption (PS_CLEAR_BUDDY, merged in 7.1).", "next buddy"),
         ],
     },
     Tour {
@@ -142,7 +163,7 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(20 * MS), "A CPU hog and a schbench pair that wake each other. NEXT_BUDDY is on: a wakee that preempts becomes cfs_rq->next.", "ms"),
-            step(Go::Until("next buddy"), "With PICK_BUDDY an eligible next buddy is picked ahead of the earliest deadline: the waking pair passes the CPU between them and the hog's share drops, the regression that got NEXT_BUDDY reverted.", "next buddy"),
+            step(Go::Until(Moment::AnyOf(Cow::Borrowed(NEXT_BUDDY))), "With PICK_BUDDY an eligible next buddy is picked ahead of the earliest deadline: the waking pair passes the CPU between them and the hog's share drops, the regression that got NEXT_BUDDY reverted.", "next buddy"),
         ],
     },
     Tour {
@@ -155,8 +176,8 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(70 * MS), "TA (16 ms slice) runs with a third task that keeps it eligible; TB (16 ms) has run once and sleeps; TC (8 ms) wakes every 10 ms.", "TA"),
-            step(Go::Until("TB.0 woke"), "TB wakes with positive lag. Its slice is not shorter than curr's, so PREEMPT_SHORT does not apply: read the verdict. A positive-lag wakee moves V backwards, so curr's protection can outlast its fair share.", "TB.0 woke"),
-            step(Go::Until("TC.0 woke"), "TC (8 ms slice) wakes: whether it preempts depends on eligibility and on who has the earliest deadline, not only on slices. PROT_LAG_AWARE (v2 2/6, a switch in the features) bounds curr's protection by its lag, keeping TB's lag within slice + tick. Flip it and replay.", "TC.0 woke"),
+            step(Go::Until(Moment::woke("TB.0")), "TB wakes with positive lag. Its slice is not shorter than curr's, so PREEMPT_SHORT does not apply: read the verdict. A positive-lag wakee moves V backwards, so curr's protection can outlast its fair share.", "TB.0 woke"),
+            step(Go::Until(Moment::woke("TC.0")), "TC (8 ms slice) wakes: whether it preempts depends on eligibility and on who has the earliest deadline, not only on slices. PROT_LAG_AWARE (v2 2/6, a switch in the features) bounds curr's protection by its lag, keeping TB's lag within slice + tick. Flip it and replay.", "TC.0 woke"),
         ],
     },
 ];
@@ -178,6 +199,11 @@ mod tests {
                 let v = t
                     .command(&s.go.cmd())
                     .unwrap_or_else(|e| panic!("tour {} step {i}: {e}", tour.id));
+                // An "until" that gave up would still print its moment's
+                // words in the note: it must have been reached.
+                if matches!(s.go, Go::Until(_)) {
+                    assert_eq!(v.note, None, "tour {} step {i}", tour.id);
+                }
                 let mut text = v.pick.join(" ");
                 text.push(' ');
                 text.push_str(v.wakeup.as_deref().unwrap_or(""));

@@ -37,6 +37,7 @@ async fn app_frame_mounts() {
 
 #[wasm_bindgen_test]
 fn worker_messages_round_trip_through_the_codec() {
+    use eevdf_web::moment::{Moment, Verdict};
     use eevdf_web::teach::TeachCmd;
     use eevdf_web::worker::{Job, Lane, Request, Swb};
     use gloo::worker::Codec;
@@ -44,6 +45,14 @@ fn worker_messages_round_trip_through_the_codec() {
         (Lane::Baseline, Job::Run("eevdf-scenario v1\nend\n".into())),
         (Lane::Live, Job::Cancel),
         (Lane::Teach, Job::Teach(TeachCmd::NextPick)),
+        (
+            Lane::Teach,
+            Job::Teach(TeachCmd::Until {
+                moment: Moment::AnyOf(
+                    vec![Moment::woke("ct.0"), Moment::wakeup(Verdict::ShorterSlice)].into(),
+                ),
+            }),
+        ),
     ] {
         let req = Request { id: 3, lane, job };
         let js = Swb::encode(req.clone());
