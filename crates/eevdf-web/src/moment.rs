@@ -56,17 +56,39 @@ pub fn protected_curr(sim: &Sim, cpu: u32, p: EntityId) -> bool {
         && rq.protect_slice(p)
 }
 
-/// Whether `wakee` would win a pick by deadline alone against `curr`:
-/// eligible, on the same queue, with an earlier deadline.
-fn beats_by_deadline(sim: &Sim, cpu: u32, wakee: EntityId, curr: EntityId) -> bool {
+/// Why a wakee lost the pick to `winner` at its wakeup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// The wakee is not eligible (it had more than its share).
+    Ineligible,
+    /// The wakee is eligible with the earlier deadline, but the winner
+    /// is curr, still protected (RUN_TO_PARITY).
+    Protection,
+    /// The winner's deadline is not later than the wakee's.
+    EarlierDeadline,
+    /// They sit on different queues of the hierarchy.
+    OtherQueue,
+}
+
+/// Why `wakee` lost the pick to `winner` (read right after the decision).
+pub fn why_lost(sim: &Sim, cpu: u32, wakee: EntityId, winner: EntityId) -> Lost {
     let rq = sim.rq(cpu);
-    let (Some(w), Some(c)) = (rq.get_se(wakee), rq.get_se(curr)) else {
-        return false;
+    let (Some(w), Some(c)) = (rq.get_se(wakee), rq.get_se(winner)) else {
+        return Lost::OtherQueue;
     };
+    if w.cfs_rq != c.cfs_rq {
+        return Lost::OtherQueue;
+    }
+    if !rq.entity_eligible(w.cfs_rq, wakee) {
+        return Lost::Ineligible;
+    }
     // Virtual times wrap as the kernel's do: compare their difference.
-    w.cfs_rq == c.cfs_rq
-        && rq.entity_eligible(w.cfs_rq, wakee)
-        && (w.deadline.wrapping_sub(c.deadline) as i64) < 0
+    let earlier = (w.deadline.wrapping_sub(c.deadline) as i64) < 0;
+    if earlier && protected_curr(sim, cpu, winner) {
+        Lost::Protection
+    } else {
+        Lost::EarlierDeadline
+    }
 }
 
 impl Verdict {
@@ -79,7 +101,7 @@ impl Verdict {
             ) => true,
             (Verdict::SyncNoPreempt, WakeupReason::SyncNoPreempt) => true,
             (Verdict::ProtectedCurrWins, WakeupReason::PickedOther { picked: Some(p) }) => {
-                protected_curr(sim, cpu, p) && beats_by_deadline(sim, cpu, wakee, p)
+                why_lost(sim, cpu, wakee, p) == Lost::Protection
             }
             _ => false,
         }
@@ -199,7 +221,7 @@ mod tests {
 
     /// Steps `text` on CPU 0 for 200 ms and returns, for every new wakeup
     /// decision, the moments of `probe` that held.
-    fn wakeups(text: &str, probe: &[Moment]) -> Vec<(WakeupDecision, Vec<bool>)> {
+    fn wakeups(text: &str, probe: &[Moment]) -> Vec<(WakeupDecision, Vec<bool>, String)> {
         let mut sim = Sim::new(Scenario::parse(text).unwrap().sim);
         let mut last = None;
         let mut out = Vec::new();
@@ -212,7 +234,7 @@ mod tests {
                     .iter()
                     .map(|m| m.reached(&sim, 0, None, Some((e, d))))
                     .collect();
-                out.push((d, held));
+                out.push((d, held, crate::teach::describe_wakeup(&sim, 0, e, d)));
             }
         }
         out
@@ -231,13 +253,14 @@ mod tests {
         let seen = wakeups(text, &probe);
         // Equal decisions in a row read as one (as teaching mode sees them).
         assert!(seen.len() >= 10, "{} wakeups", seen.len());
-        let protected = seen.iter().filter(|(_, h)| h[0]).count();
+        let protected = seen.iter().filter(|(_, h, _)| h[0]).count();
         assert!(protected > 0, "no wakeup lost to a protected curr");
-        for (d, held) in &seen {
+        for (d, held, said) in &seen {
             if held[0] {
                 // Only w sleeps, so only w can lose to a protected hog.
                 assert!(held[2]);
                 assert!(!d.preempt && matches!(d.reason, WakeupReason::PickedOther { .. }));
+                assert!(said.contains("current and protected"), "{said}");
             }
             if held[1] {
                 assert!(d.preempt && !held[0]);
@@ -254,12 +277,22 @@ mod tests {
                     task w kind=periodic run=700us sleep=300us slice=1ms\nend\n";
         let probe = [Moment::wakeup(Verdict::ProtectedCurrWins)];
         let seen = wakeups(text, &probe);
-        let lost = seen
+        let lost: Vec<&String> = seen
             .iter()
-            .filter(|(d, _)| matches!(d.reason, WakeupReason::PickedOther { .. }))
-            .count();
-        assert!(lost > 0, "w never lost a pick");
-        assert!(seen.iter().all(|(_, h)| !h[0]));
+            .filter(|(d, _, _)| matches!(d.reason, WakeupReason::PickedOther { .. }))
+            .map(|(_, _, said)| said)
+            .collect();
+        assert!(!lost.is_empty(), "w never lost a pick");
+        assert!(seen.iter().all(|(_, h, _)| !h[0]));
+        // The sentence gives the reason that decided, not protection.
+        let w_lost: Vec<&&String> = lost.iter().filter(|s| s.starts_with("w.0")).collect();
+        assert!(!w_lost.is_empty(), "w never lost a pick");
+        for said in w_lost {
+            assert!(
+                said.contains("not eligible") && !said.contains("protected"),
+                "{said}"
+            );
+        }
     }
 
     #[test]

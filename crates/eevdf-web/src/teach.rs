@@ -15,7 +15,7 @@ use eevdf_scenario::scenario::Scenario;
 use eevdf_sim::trace::{PrevState, TraceEvent};
 use eevdf_sim::{Nanos, Sim};
 
-use crate::moment::{protected_curr, Moment};
+use crate::moment::{why_lost, Lost, Moment};
 use crate::wakeups::{LatencyWatch, SlowWakeup, WorstWakeups};
 use serde::{Deserialize, Serialize};
 
@@ -536,9 +536,16 @@ pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) ->
     let mut why = d.reason.describe().to_string();
     if let WakeupReason::PickedOther { picked: Some(p) } = d.reason {
         why = format!("{why}: {}", sim.entity_name(cpu, p));
-        if protected_curr(sim, cpu, p) {
-            why.push_str(", current and protected (RUN_TO_PARITY)");
-        }
+        // The reason that decided, not only what is true of the winner:
+        // a protected curr also wins against an ineligible wakee.
+        why.push_str(match why_lost(sim, cpu, eid, p) {
+            Lost::Protection => {
+                ", current and protected (RUN_TO_PARITY), though the wakee's deadline is earlier"
+            }
+            Lost::Ineligible => "; the wakee is not eligible",
+            Lost::EarlierDeadline => ", whose deadline is earlier",
+            Lost::OtherQueue => "",
+        });
     }
     format!("{} woke: {verdict} ({why}).", sim.entity_name(cpu, eid))
 }
