@@ -132,6 +132,9 @@ pub struct Rq {
     pub picks: u64,
     /// The last wakeup-preemption decision: the wakee and why.
     pub last_wakeup: Option<(EntityId, crate::wakeup::WakeupDecision)>,
+    /// `wakeup_preempt` calls so far, so a stepper can tell a new
+    /// decision from an equal old one.
+    pub wakeups: u64,
 }
 
 impl Rq {
@@ -149,6 +152,7 @@ impl Rq {
             last_pick: Vec::new(),
             picks: 0,
             last_wakeup: None,
+            wakeups: 0,
         }
     }
 

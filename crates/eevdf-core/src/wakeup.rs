@@ -172,6 +172,7 @@ impl Rq {
     pub fn wakeup_preempt(&mut self, p: EntityId, wf: WakeFlags) -> WakeupDecision {
         let d = self.wakeup_preempt_inner(p, wf);
         self.last_wakeup = Some((p, d));
+        self.wakeups += 1;
         self.debug_check();
         d
     }

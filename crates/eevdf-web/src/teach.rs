@@ -155,12 +155,24 @@ pub struct Teacher {
     sim: Sim,
     cpu: u32,
     text: String,
-    history: VecDeque<(Sim, VecDeque<String>, Nanos)>,
+    history: VecDeque<Checkpoint>,
     log: VecDeque<String>,
     note: Option<String>,
     /// The time the session has reached: a run-to or jump target, or the
     /// latest runqueue clock after stepping.
     at: Nanos,
+    /// Each CPU's `Rq::wakeups` when the last command's visible stretch
+    /// began: only a wakeup after it is shown, never a stale one.
+    shown_from: Vec<u64>,
+}
+
+/// What going back restores.
+#[derive(Debug)]
+struct Checkpoint {
+    sim: Sim,
+    log: VecDeque<String>,
+    at: Nanos,
+    shown_from: Vec<u64>,
 }
 
 impl Teacher {
@@ -177,6 +189,7 @@ impl Teacher {
             log: VecDeque::new(),
             note: None,
             at: 0,
+            shown_from: Vec::new(),
         })
     }
 
@@ -184,8 +197,19 @@ impl Teacher {
         if self.history.len() == MAX_CHECKPOINTS {
             self.history.pop_front();
         }
-        self.history
-            .push_back((self.sim.clone(), self.log.clone(), self.at));
+        self.history.push_back(Checkpoint {
+            sim: self.sim.clone(),
+            log: self.log.clone(),
+            at: self.at,
+            shown_from: self.shown_from.clone(),
+        });
+    }
+
+    /// The visible stretch of a command starts here: wakeups before it
+    /// are not the step's.
+    fn mark(&mut self) {
+        let nr = self.sim.topology().nr_cpus();
+        self.shown_from = (0..nr).map(|c| self.sim.rq(c).wakeups).collect();
     }
 
     /// Runs `f` with the trace on and appends this CPU's events to the log.
@@ -260,14 +284,16 @@ impl Teacher {
                 self.log.clear();
             }
             TeachCmd::Back => {
-                if let Some((sim, log, at)) = self.history.pop_back() {
-                    self.sim = sim;
-                    self.log = log;
-                    self.at = at;
+                if let Some(c) = self.history.pop_back() {
+                    self.sim = c.sim;
+                    self.log = c.log;
+                    self.at = c.at;
+                    self.shown_from = c.shown_from;
                 }
             }
             TeachCmd::Step { events } => {
                 self.checkpoint();
+                self.mark();
                 let n = (*events).clamp(1, 100_000);
                 self.traced(|sim| {
                     for _ in 0..n {
@@ -279,6 +305,7 @@ impl Teacher {
             }
             TeachCmd::NextPick => {
                 self.checkpoint();
+                self.mark();
                 let cpu = self.cpu;
                 let before = self.sim.rq(cpu).picks;
                 let mut found = false;
@@ -301,6 +328,7 @@ impl Teacher {
             }
             TeachCmd::Until { moment } => {
                 self.checkpoint();
+                self.mark();
                 let cpu = self.cpu;
                 let mut found = false;
                 let mut picks = self.sim.rq(cpu).picks;
@@ -343,6 +371,7 @@ impl Teacher {
                 let target = *ns;
                 let quiet = target.saturating_sub(LOG_WINDOW_NS);
                 self.sim.run_until(quiet);
+                self.mark();
                 self.traced(|sim| sim.run_until(target));
             }
             TeachCmd::Worst { task } => {
@@ -410,6 +439,7 @@ impl Teacher {
         let mut sim = Sim::new(full_config(&self.text)?);
         sim.run_until(target.saturating_sub(LOG_WINDOW_NS));
         self.sim = sim;
+        self.mark();
         self.log.clear();
         self.sim.record_trace();
         self.sim.run_until(target);
@@ -495,8 +525,10 @@ impl Teacher {
             .iter()
             .map(|s| describe_pick(s, &name(s.picked)))
             .collect();
+        let fresh = rq.wakeups > self.shown_from.get(cpu as usize).copied().unwrap_or(0);
         let wakeup = rq
             .last_wakeup
+            .filter(|_| fresh)
             .map(|(eid, d)| describe_wakeup(&self.sim, cpu, eid, d));
         TeachView {
             now,
@@ -738,6 +770,22 @@ mod tests {
             assert_eq!(after.now, v.now + 1, "{preset}: the pick comes next");
         }
         assert!(moved > 0, "no jump in these presets ended with a migration");
+    }
+
+    #[test]
+    fn only_the_steps_own_wakeup_is_shown() {
+        // Two hogs wake once, at their start: 20 ms later that wakeup is
+        // not the step's (issue 19's stale "a.0 woke" at t = 20 ms).
+        let text = "eevdf-scenario v1\nmachine up\nduration 1s\n\
+                    task a kind=hog\ntask b kind=hog nice=5\nend\n";
+        let mut t = Teacher::open(text, 0).unwrap();
+        assert_eq!(t.view().wakeup, None, "nothing ran yet");
+        let v = t.command(&TeachCmd::Step { events: 5 }).unwrap();
+        assert!(v.wakeup.is_some(), "the first events wake both hogs");
+        let v = t.command(&TeachCmd::RunTo { ns: 20_000_000 }).unwrap();
+        assert_eq!(v.wakeup, None, "{:?}", v.wakeup);
+        let v = t.command(&TeachCmd::Back).unwrap();
+        assert!(v.wakeup.is_some(), "back shows what the step showed");
     }
 
     #[test]
