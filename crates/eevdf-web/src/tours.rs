@@ -139,7 +139,7 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(30 * MS), "cyclictest (8 ms slice) wakes every 3.777 ms while two rt-app tasks (16 ms slices) run. Watch the wakeup line.", "ms"),
             step(Go::Until(Moment::wakeup(Verdict::ShorterSlice)), "ct wakes while an rt task runs protected. Because ct's slice is shorter, PREEMPT_SHORT cancels curr's protection and ct preempts at once: this is why its p99 stays near the floor.", "shorter slice"),
-            step(Go::Worst(0), "The worst wakeup of ct in this run: here another entity won the pick. PREEMPT_SHORT only bypasses protection; a wakee that is not eligible, or has a later deadline, still waits. Turn PREEMPT_SHORT off and every wakeup waits for protection to run out.", "worst wakeup"),
+            step(Go::Worst(0), "The worst wakeup of ct in this run: even it preempted under PREEMPT_SHORT, so its tens of microseconds are the wakeup path itself (the timer interrupt, the wake cost, the switch). Turn PREEMPT_SHORT off and replay: then a wakeup waits for the running task's protection to run out.", "worst wakeup"),
         ],
     },
     Tour {
@@ -187,6 +187,18 @@ mod tests {
     use super::*;
     use crate::teach::Teacher;
 
+    /// What a caption may claim about the step's wakeup, and the words
+    /// its verdict must then contain.
+    const CLAIMS: &[(&str, &str)] = &[
+        ("another entity won the pick", "does not preempt"),
+        (
+            "preempted under PREEMPT_SHORT",
+            "preempts under PREEMPT_SHORT",
+        ),
+        ("preempts at once", "preempts"),
+        ("but the running task is protected", "current and protected"),
+    ];
+
     /// Every tour plays through, and each step's picture contains its
     /// phrase (in the pick reasons, the wakeup verdict, the log, the
     /// note or an entity name).
@@ -215,6 +227,17 @@ mod tests {
                     for e in &q.entities {
                         text.push(' ');
                         text.push_str(&e.name);
+                    }
+                }
+                // A caption's claim about the wakeup agrees with the verdict.
+                for (claim, verdict) in CLAIMS {
+                    if s.caption.contains(claim) {
+                        let said = v.wakeup.as_deref().unwrap_or("");
+                        assert!(
+                            said.contains(verdict),
+                            "tour {} step {i} says `{claim}`, the verdict: {said}",
+                            tour.id
+                        );
                     }
                 }
                 assert!(
