@@ -7,7 +7,7 @@
 //! in the simulation.
 
 use eevdf_sim::topology::{MachineSpec, Topology};
-use eevdf_sim::{Nanos, SimConfig, SimRng, Workload};
+use eevdf_sim::{Nanos, RoleKind, SimConfig, SimRng, Workload};
 
 /// Most threads a guest run creates.
 pub const MAX_THREADS: usize = 4096;
@@ -49,17 +49,22 @@ pub enum Role {
 }
 
 impl Role {
-    /// The simulator's role name.
-    pub fn name(&self) -> &'static str {
+    /// The simulator's kind of this thread.
+    pub fn kind(&self) -> RoleKind {
         match self {
-            Role::Timer { .. } => "timer",
-            Role::Periodic { .. } => "periodic",
-            Role::Hog => "hog",
-            Role::Sender { .. } => "sender",
-            Role::Receiver { .. } => "receiver",
-            Role::Message { .. } => "message",
-            Role::Worker { .. } => "worker",
+            Role::Timer { .. } => RoleKind::Timer,
+            Role::Periodic { .. } => RoleKind::Periodic,
+            Role::Hog => RoleKind::Hog,
+            Role::Sender { .. } => RoleKind::Sender,
+            Role::Receiver { .. } => RoleKind::Receiver,
+            Role::Message { .. } => RoleKind::Message,
+            Role::Worker { .. } => RoleKind::Worker,
         }
+    }
+
+    /// The simulator's role name (`RoleKind::as_str`).
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 
@@ -218,7 +223,7 @@ mod tests {
                 (a.name.as_str(), a.directive),
                 (b.name.as_str(), b.directive)
             );
-            assert_eq!(a.role.name(), b.role.as_str());
+            assert_eq!(a.role.kind(), b.role);
         }
         assert_eq!(p[0].role, Role::Sender { group: 0 });
         assert_eq!(p[3].role, Role::Receiver { group: 0, index: 0 });

@@ -143,10 +143,6 @@ impl Role {
         }
     }
 
-    pub fn name(&self) -> &'static str {
-        self.kind().as_str()
-    }
-
     /// It sleeps on timers (so its wakeups have a nominal time).
     pub fn timed(&self) -> bool {
         matches!(self, Role::Timer(_) | Role::Periodic(_))

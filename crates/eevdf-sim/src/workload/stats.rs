@@ -1,10 +1,10 @@
-//! Throughput figures of hackbench and schbench directives, kept by an
-//! observer of the simulator's workload events rather than by the
-//! simulator itself.
+//! Throughput figures of hackbench and schbench directives, kept from
+//! the simulator's workload events (`SimEvent::Messages`,
+//! `HackbenchDone`, `Request`), which observers receive too.
 
 use crate::config::Nanos;
 use crate::metrics::LatencyHist;
-use crate::observe::{Interest, Observer, SimEvent};
+use crate::observe::SimEvent;
 
 /// Per task directive: hackbench messages and completion, schbench
 /// requests and their latencies.
@@ -30,8 +30,9 @@ impl WorkloadStats {
         }
     }
 
-    /// [`Observer::event`], inlined into the simulator's hot path (it
-    /// sees every hackbench burst).
+    /// Takes one workload event; the simulator calls it directly, inlined
+    /// on its hot path (it sees every hackbench burst), before any
+    /// attached observer.
     #[inline(always)]
     pub fn take(&mut self, e: &SimEvent) {
         match *e {
@@ -57,18 +58,6 @@ impl WorkloadStats {
     }
 }
 
-impl Observer for WorkloadStats {
-    fn event(&mut self, e: &SimEvent) {
-        self.take(e);
-    }
-
-    fn interest(&self) -> Interest {
-        Interest::WORKLOAD
-    }
-
-    crate::observer_any!();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,12 +65,12 @@ mod tests {
     #[test]
     fn requests_asked_before_the_warmup_count_but_are_not_timed() {
         let mut s = WorkloadStats::new(2, 1_000);
-        s.event(&SimEvent::Request {
+        s.take(&SimEvent::Request {
             ts: 1_500,
             directive: 1,
             asked: 900,
         });
-        s.event(&SimEvent::Request {
+        s.take(&SimEvent::Request {
             ts: 2_500,
             directive: 1,
             asked: 2_000,
@@ -95,13 +84,13 @@ mod tests {
     fn messages_add_up_and_a_group_ends_at_its_last_message() {
         let mut s = WorkloadStats::new(1, 0);
         for ts in [10, 20] {
-            s.event(&SimEvent::Messages {
+            s.take(&SimEvent::Messages {
                 ts,
                 directive: 0,
                 count: 40,
             });
         }
-        s.event(&SimEvent::HackbenchDone {
+        s.take(&SimEvent::HackbenchDone {
             ts: 20,
             directive: 0,
         });
