@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -26,6 +26,7 @@ help:
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
 	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
+	@echo "docs: scenario-keys (docs/scenario-keys.md from the task-key table)"
 
 setup:
 	@./scripts/setup.sh
@@ -107,6 +108,11 @@ fidelity-doc:
 # written to docs/fidelity-seeds.md.
 fidelity-seeds:
 	./scripts/fidelity-seeds.sh
+
+# docs/scenario-keys.md from the task-key table (a unit test holds it
+# current).
+scenario-keys:
+	UPDATE_SCENARIO_KEYS=1 cargo test -q -p eevdf-scenario --lib the_reference_is_current
 
 # Every parser fuzzed on stable, FUZZ_SECONDS each (default 30); CI runs
 # a short smoke after make test.

@@ -300,6 +300,14 @@ try {
   // dragging the chip to the machine unpins it.
   await page.click('[data-testid=cpu-1] [data-task=ct2]');
   await page.waitForSelector('[data-testid=task-editor]');
+  // The fields, their order, placeholders and help come from the
+  // scenario's task-key table.
+  const fields = await page.$$eval('[data-testid=task-editor] input[type=text]',
+    (es) => es.map((e) => `${e.name}:${e.placeholder}:${e.closest('label').title.split(' (')[0]}`));
+  check(fields[0] === 'name::' && fields[2] === 'period:required:cyclictest\'s interval: an absolute timer'
+        && fields.includes('slice:the base slice:A custom slice, as sched_setattr\'s sched_runtime sets it.'),
+    `editor fields from the table: ${fields.join(' | ')}`);
+  await shot(page, 'editor');
   await page.fill('[data-testid=task-editor] input[name=slice]', '3');
   await page.click('[data-testid=task-editor] button[type=submit]');
   const ee = await page.waitForSelector('[data-testid=editor-error]');

@@ -56,7 +56,8 @@ enum Format {
 
 #[derive(Debug, clap::Args)]
 struct Overrides {
-    /// Replace a top-level directive, e.g. `hz=1000`, `kernel=v6.19-rc1`.
+    /// Replace a top-level directive, e.g. `hz=1000`, `kernel=v6.19-rc1`,
+    /// or one task key, `task.NAME.KEY=VALUE` (docs/scenario-keys.md).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// Feature tokens applied over the scenario's (a debugfs line or list).

@@ -4,12 +4,9 @@
 //! result is re-parsed from its canonical text, so the page can only
 //! produce scenarios the CLI accepts.
 
-use eevdf_scenario::scenario::Scenario;
+use eevdf_scenario::scenario::{key_of, keys_for, task_kvs, Scenario};
 use eevdf_scenario::ParseError;
 use eevdf_sim::{TaskSpec, Workload};
-
-const US: u64 = 1_000;
-const MS: u64 = 1_000_000;
 
 /// A palette entry: a workload with typical keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,49 +69,26 @@ impl Template {
         }
     }
 
-    /// The directive it adds (named `name`): cyclictest with a 1 ms
-    /// interval and a short slice, rt-app 3 ms every 10 ms, one hackbench
-    /// group of 4 pairs, schbench with 4 workers, a hog, and a custom
-    /// periodic task to edit.
-    pub fn spec(self, name: &str) -> TaskSpec {
-        let w = match self {
-            Template::Cyclictest => Workload::Timer {
-                period_ns: MS,
-                run_ns: 20 * US,
-            },
-            Template::RtApp => Workload::Periodic {
-                run_ns: 3 * MS,
-                sleep_ns: 7 * MS,
-                period_ns: None,
-            },
-            Template::Hackbench => Workload::Hackbench {
-                groups: 1,
-                fds: 4,
-                threads: false,
-                pipe: false,
-                loops: 0,
-                send_ns: 2 * US,
-                recv_ns: 2 * US,
-                pipe_msgs: 277,
-            },
-            Template::Schbench => Workload::Schbench {
-                message_threads: 1,
-                workers: 4,
-                request_ns: 100 * US,
-                sleep_ns: MS,
-            },
-            Template::Hog => Workload::Hog,
-            Template::Custom => Workload::Periodic {
-                run_ns: MS,
-                sleep_ns: MS,
-                period_ns: None,
-            },
-        };
-        let mut t = TaskSpec::new(name, w);
-        if self == Template::Cyclictest {
-            t.slice_ns = Some(MS);
+    /// Its keys as a task line has them, read by the scenario's key
+    /// table: cyclictest with a 1 ms interval and a short slice, rt-app
+    /// 3 ms every 10 ms, one hackbench group of 4 pairs, schbench with 4
+    /// workers, a hog, and a custom periodic task to edit.
+    pub fn keys(self) -> &'static str {
+        match self {
+            Template::Cyclictest => "kind=timer period=1ms run=20us slice=1ms",
+            Template::RtApp => "kind=periodic run=3ms sleep=7ms",
+            Template::Hackbench => "kind=hackbench fds=4",
+            Template::Schbench => "kind=schbench workers=4",
+            Template::Hog => "kind=hog",
+            Template::Custom => "kind=periodic run=1ms sleep=1ms",
         }
-        t
+    }
+
+    /// The task it adds, named `name` (a checked name).
+    pub fn spec(self, name: &str) -> TaskSpec {
+        let spec = Scenario::parse_task(&format!("task {name} {}", self.keys()));
+        debug_assert!(spec.is_ok(), "template {self:?}: {spec:?}");
+        spec.unwrap_or_else(|_| TaskSpec::new(name, Workload::Hog))
     }
 }
 
@@ -211,50 +185,34 @@ pub fn delete_task(sc: &Scenario, i: usize) -> Result<Scenario, ParseError> {
     reparse(&out)
 }
 
-/// The editor's fields (scenario spellings; empty = the default).
-pub const FIELDS: &[&str] = &[
-    "name", "count", "slice", "nice", "policy", "period", "run", "sleep", "group",
-];
-
-/// The fields that apply to a task of `kind`.
+/// The editor's fields for a task of `kind`: `name`, then the keys
+/// the scenario's key table marks for the editor, in canonical order.
 pub fn fields_for(kind: &str) -> Vec<&'static str> {
-    FIELDS
-        .iter()
-        .copied()
-        .filter(|f| match *f {
-            "period" => matches!(kind, "timer" | "periodic"),
-            "run" => matches!(kind, "timer" | "periodic"),
-            "sleep" => kind == "periodic",
-            _ => true,
-        })
+    std::iter::once("name")
+        .chain(keys_for(kind).filter(|k| k.editor).map(|k| k.name))
         .collect()
 }
 
-/// `(key, value)` tokens of task `i`'s canonical line, `name` first.
-pub fn task_fields(sc: &Scenario, i: usize) -> Vec<(String, String)> {
-    let Some(line) = task_line(sc, i) else {
-        return Vec::new();
-    };
-    let mut toks = line.split_whitespace().skip(1);
-    let mut out = vec![(
-        "name".to_string(),
-        toks.next().unwrap_or_default().to_string(),
-    )];
-    for t in toks {
-        if let Some((k, v)) = t.split_once('=') {
-            out.push((k.to_string(), v.to_string()));
-        }
-    }
-    out
+/// Help for an editor field: the key's value, default and meaning.
+pub fn field_help(kind: &str, field: &str) -> Option<String> {
+    let k = key_of(kind, field)?;
+    Some(format!("{} ({}; default {})", k.help, k.value, k.default))
 }
 
-/// Task `i`'s line in the canonical text.
-fn task_line(sc: &Scenario, i: usize) -> Option<String> {
-    sc.to_text()
-        .lines()
-        .filter(|l| l.starts_with("task "))
-        .nth(i)
-        .map(str::to_string)
+/// What an empty editor field means: the key's default.
+pub fn field_default(kind: &str, field: &str) -> &'static str {
+    key_of(kind, field).map_or("", |k| k.default)
+}
+
+/// `(key, value)` pairs of task `i` as its canonical line has them,
+/// `name` first.
+pub fn task_fields(sc: &Scenario, i: usize) -> Vec<(String, String)> {
+    let Some(t) = sc.sim.tasks.get(i) else {
+        return Vec::new();
+    };
+    std::iter::once(("name".to_string(), t.name.clone()))
+        .chain(task_kvs(t).into_iter().map(|(k, v)| (k.to_string(), v)))
+        .collect()
 }
 
 /// Sets task `i`'s keys from the editor (`""` removes a key, `name`
@@ -386,7 +344,7 @@ mod tests {
         assert_eq!(Target::parse("cpus:x"), None);
         assert_eq!(
             fields_for("hog"),
-            ["name", "count", "slice", "nice", "policy", "group"]
+            ["name", "count", "nice", "policy", "slice", "group"]
         );
     }
 }

@@ -595,7 +595,8 @@ fn editor(
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
-    let fields = edit::fields_for(task.workload.kind());
+    let kind = task.workload.kind();
+    let fields = edit::fields_for(kind);
     let on_input = |key: &'static str| {
         let editing = editing.clone();
         let ed = ed.clone();
@@ -668,10 +669,10 @@ fn editor(
                 <h3>{ format!("Task {} (kind={})", task.name, task.workload.kind()) }</h3>
                 <div class="fields">
                     { for fields.iter().map(|f| html! {
-                        <label>
+                        <label title={edit::field_help(kind, f)}>
                             <span>{ *f }</span>
                             <input type="text" name={*f} value={value_of(f)} oninput={on_input(f)}
-                                   placeholder={if *f == "name" { "" } else { "default" }} />
+                                   placeholder={edit::field_default(kind, f)} />
                         </label>
                     }) }
                 </div>

@@ -499,7 +499,7 @@ impl Builder {
             ));
         };
         let kind = choice_val(line, kind_kv, KINDS)?;
-        let valid = task_keys(kind);
+        let valid: Vec<&str> = keys_for(kind).map(|k| k.name).collect();
         if let Some(bad) = kvs.iter().find(|k| !valid.contains(&k.key)) {
             return Err(ParseError::new(
                 line,
@@ -512,144 +512,9 @@ impl Builder {
                 ),
             ));
         }
+        let spec = read_task(line, &name, kind, &kvs)?;
+        check_width(line, &name, &spec)?;
         let get = |key: &str| kvs.iter().find(|k| k.key == key);
-        let need = |key: &str, example: &str| {
-            get(key).ok_or_else(|| {
-                ParseError::new(
-                    line,
-                    name.col,
-                    format!("{kind} task {} needs `{key}`", quote(name.s)),
-                    format!("add {key}=DURATION, e.g. {key}={example}"),
-                )
-            })
-        };
-        let dur = |key: &str, lo: Nanos, default: Nanos| -> Result<Nanos, ParseError> {
-            get(key).map_or(Ok(default), |kv| dur_val(line, kv, lo, MAX_DURATION_NS))
-        };
-        let num = |key: &str, lo: u32, hi: u32, default: u32| -> Result<u32, ParseError> {
-            get(key).map_or(Ok(default), |kv| u32_val(line, kv, lo, hi))
-        };
-        let workload = match kind {
-            "timer" => Workload::Timer {
-                period_ns: dur_val(line, need("period", "1ms")?, 1, MAX_DURATION_NS)?,
-                run_ns: dur("run", 1, DEFAULT_TIMER_RUN)?,
-            },
-            "periodic" => {
-                let run_ns = dur_val(line, need("run", "8ms")?, 1, MAX_DURATION_NS)?;
-                let period_ns = match get("period") {
-                    Some(kv) => Some(dur_val(line, kv, 1, MAX_DURATION_NS)?),
-                    None => None,
-                };
-                let sleep_ns = match (get("sleep"), period_ns) {
-                    (Some(kv), _) => dur_val(line, kv, 0, MAX_DURATION_NS)?,
-                    (None, Some(_)) => 0,
-                    (None, None) => {
-                        return Err(ParseError::new(
-                            line,
-                            name.col,
-                            format!("periodic task {} needs `sleep` or `period`", quote(name.s)),
-                            "add sleep=DURATION (relative) or period=DURATION (absolute)",
-                        ))
-                    }
-                };
-                Workload::Periodic {
-                    run_ns,
-                    sleep_ns,
-                    period_ns,
-                }
-            }
-            "hackbench" => {
-                let pipe = match get("ipc") {
-                    Some(kv) => choice_val(line, kv, &["pipe", "socket"])? == "pipe",
-                    None => false,
-                };
-                Workload::Hackbench {
-                    groups: num("groups", 1, 256, DEFAULT_HB_GROUPS)?,
-                    fds: num("fds", 1, 256, DEFAULT_HB_FDS)?,
-                    threads: match get("mode") {
-                        Some(kv) => choice_val(line, kv, &["thread", "process"])? == "thread",
-                        None => false,
-                    },
-                    pipe,
-                    loops: get("loops").map_or(Ok(0), |kv| uint_val(line, kv, 0, 1_000_000_000))?,
-                    send_ns: dur("send", 1, DEFAULT_HB_MSG_NS)?,
-                    recv_ns: dur("recv", 1, DEFAULT_HB_MSG_NS)?,
-                    pipe_msgs: num("pipe_msgs", 1, 1_000_000, default_hb_msgs(pipe))?,
-                }
-            }
-            "schbench" => Workload::Schbench {
-                message_threads: num("messages", 1, 256, DEFAULT_SB_MESSAGES)?,
-                workers: num("workers", 1, 1024, DEFAULT_SB_WORKERS)?,
-                request_ns: dur("request", 1, DEFAULT_SB_REQUEST)?,
-                sleep_ns: dur("think", 0, DEFAULT_SB_THINK)?,
-            },
-            _ => Workload::Hog,
-        };
-        let mut spec = TaskSpec::new(name.s, workload);
-        spec.count = num("count", 1, MAX_COUNT as u32, 1)?;
-        if let Some(kv) = get("nice") {
-            spec.nice = match parse_int(kv.val) {
-                Some(n) if (-20..=19).contains(&n) => i32::try_from(n).unwrap_or(0),
-                _ => {
-                    return Err(ParseError::new(
-                        line,
-                        kv.vcol,
-                        format!("expected a nice value, found {}", quote(kv.val)),
-                        "nice is an integer from -20 to 19",
-                    ))
-                }
-            };
-        }
-        if let Some(kv) = get("policy") {
-            spec.policy = match choice_val(line, kv, &["normal", "batch", "idle"])? {
-                "batch" => Policy::Batch,
-                "idle" => Policy::Idle,
-                _ => Policy::Normal,
-            };
-        }
-        if let Some(kv) = get("slice") {
-            spec.slice_ns = Some(dur_val(line, kv, 1, MAX_DURATION_NS)?);
-        }
-        if let Some(kv) = get("cpus") {
-            spec.cpus = Some(cpus_val(line, kv)?);
-        }
-        if let Some(kv) = get("group") {
-            spec.group = Some(kv.val.to_string());
-        }
-        if let Some(kv) = get("slack") {
-            spec.slack_ns = Some(dur_val(line, kv, 0, MAX_DURATION_NS)?);
-        }
-        spec.start_ns = dur("start", 0, 0)?;
-        if let Some(kv) = get("kernel") {
-            let digits = kv.val.strip_suffix('%').unwrap_or(kv.val);
-            spec.kernel_pct = match parse_int(digits) {
-                Some(n) if (0..=100).contains(&n) => Some(n as u32),
-                _ => {
-                    return Err(ParseError::new(
-                        line,
-                        kv.vcol,
-                        format!("expected a percentage, found {}", quote(kv.val)),
-                        "kernel is the share of run time spent in the kernel, 0% to 100%",
-                    ))
-                }
-            };
-        }
-        if let Some(kv) = get("ksection") {
-            spec.ksection_ns = Some(dur_val(line, kv, 0, MAX_DURATION_NS)?);
-        }
-        let width = task_line(&spec).chars().count();
-        if width > MAX_COLUMNS {
-            return Err(ParseError::new(
-                line,
-                name.col,
-                format!(
-                    "task {} would print as {width} columns, over {MAX_COLUMNS}",
-                    quote(name.s)
-                ),
-                "durations print in whole units (2.8ms as 2800us); shorten the name \
-                 or leave out default keys",
-            ));
-        }
         self.tasks.push(TaskPos {
             line,
             cpus_col: get("cpus").map_or(name.col, |kv| kv.vcol),
@@ -887,4 +752,22 @@ pub(super) fn parse_custom_machine(line: usize, toks: &[Tok]) -> Result<Machine,
         ));
     }
     Ok(m)
+}
+
+/// Refuses a task whose canonical line would be over [`MAX_COLUMNS`].
+pub(super) fn check_width(line: usize, name: &Tok<'_>, spec: &TaskSpec) -> Result<(), ParseError> {
+    let width = task_line(spec).chars().count();
+    if width <= MAX_COLUMNS {
+        return Ok(());
+    }
+    Err(ParseError::new(
+        line,
+        name.col,
+        format!(
+            "task {} would print as {width} columns, over {MAX_COLUMNS}",
+            quote(name.s)
+        ),
+        "durations print in whole units (2.8ms as 2800us); shorten the name \
+         or leave out default keys",
+    ))
 }

@@ -4,34 +4,6 @@
 
 use super::*;
 
-/// The keys of a task kind, in canonical order, without the common ones.
-pub(super) fn kind_keys(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "timer" => &["period", "run"],
-        "periodic" => &["run", "sleep", "period"],
-        "hackbench" => &[
-            "groups",
-            "fds",
-            "mode",
-            "ipc",
-            "loops",
-            "send",
-            "recv",
-            "pipe_msgs",
-        ],
-        "schbench" => &["messages", "workers", "request", "think"],
-        _ => &[],
-    }
-}
-
-/// Every valid key of a task kind, in canonical order.
-pub(super) fn task_keys(kind: &str) -> Vec<&'static str> {
-    let mut keys = vec!["kind", "count"];
-    keys.extend_from_slice(kind_keys(kind));
-    keys.extend_from_slice(COMMON_KEYS);
-    keys
-}
-
 pub(super) fn feature_error(line: usize, col: usize, e: &FeatureError) -> ParseError {
     let text = e.to_string();
     let (message, hint) = match text.split_once("; ").or_else(|| text.split_once(": ")) {

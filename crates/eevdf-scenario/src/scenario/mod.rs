@@ -116,9 +116,6 @@ const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
 const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns", "energy_aware"];
 const COST_KEYS: &[&str] = &["switch", "wake", "migrate", "sleep"];
-const COMMON_KEYS: &[&str] = &[
-    "nice", "policy", "slice", "cpus", "group", "slack", "start", "kernel", "ksection",
-];
 const UNIT_HINT: &str = "durations need a unit: ns, us, ms or s, e.g. 20us or 2.8ms";
 
 /// The simulated machine.
@@ -452,8 +449,9 @@ impl Scenario {
     /// `duration=2s`, `seed=7`, `preempt=lazy`, `engine=0.1`,
     /// `features=NO_PLACE_LAG,NEXT_BUDDY` (appended to the tokens),
     /// `sysctl.base_slice_ns=3ms`, `costs.switch=1us` (one key; also
-    /// `sysctl=KEY=VALUE ...`). The argument is read as the line `KEY VALUE`
-    /// of a scenario. Errors have line 0 and columns into `key_value`; on
+    /// `sysctl=KEY=VALUE ...`), `task.ct.slice=2ms` (one key of one task,
+    /// read by its [`TASK_KEYS`] entry). The argument is otherwise read as
+    /// the line `KEY VALUE` of a scenario. Errors have line 0 and columns into `key_value`; on
     /// error nothing changes.
     pub fn set(&mut self, key_value: &str) -> Result<(), ParseError> {
         if key_value.len() > MAX_ARG_BYTES {
@@ -469,7 +467,7 @@ impl Scenario {
         }
         let settable = || {
             format!(
-                "settable keys: {}, sysctl.KEY, costs.KEY",
+                "settable keys: {}, sysctl.KEY, costs.KEY, task.NAME.KEY",
                 SETTABLE.join(", ")
             )
         };
@@ -487,13 +485,14 @@ impl Scenario {
         // Both forms keep every character's column: `.` and `=` become
         // one space each.
         let line = match key.split_once('.') {
+            Some(("task", sub)) => return self.set_task_key(sub, value),
             Some((dir, sub)) => {
                 if !matches!(dir.trim(), "sysctl" | "costs") {
                     return Err(ParseError::new(
                         0,
                         1,
                         format!("{} has no sub-keys", quote(dir.trim())),
-                        "only sysctl.KEY and costs.KEY take a sub-key",
+                        "only sysctl.KEY, costs.KEY and task.NAME.KEY take a sub-key",
                     ));
                 }
                 format!("{dir} {sub}={value}")
@@ -520,6 +519,112 @@ impl Scenario {
         b.directive(0, &toks)?;
         let at = toks.get(1).map_or(first.col, |t| t.col);
         *self = b.finish(Some((0, at)))?;
+        Ok(())
+    }
+
+    /// One `task` line on its own (`task NAME kind=KIND ...`), read by the
+    /// table as the parser reads it; CPUs and groups are checked once it
+    /// is part of a scenario.
+    pub fn parse_task(line: &str) -> Result<TaskSpec, ParseError> {
+        let toks = tokenize(line);
+        if toks.first().map(|t| t.s) != Some("task") {
+            return Err(ParseError::new(
+                1,
+                1,
+                "expected a `task` line",
+                "e.g. `task ct kind=timer period=1ms`",
+            ));
+        }
+        let mut b = Builder::new(Scenario::default(), false);
+        b.task(1, &toks)?;
+        b.sc.sim
+            .tasks
+            .pop()
+            .ok_or_else(|| ParseError::new(1, 1, "empty task line", ""))
+    }
+
+    /// `--set task.NAME.KEY=VALUE` (`sub` is `NAME.KEY`): reads the value
+    /// with the key's table entry into a copy of the task, then checks the
+    /// scenario as a whole. Columns count from the `t` of `task.`.
+    fn set_task_key(&mut self, sub: &str, value: &str) -> Result<(), ParseError> {
+        let name_col = "task.".len() + 1;
+        let Some((name, key)) = sub.split_once('.') else {
+            return Err(ParseError::new(
+                0,
+                name_col,
+                format!(
+                    "expected task.NAME.KEY, found {}",
+                    quote(&format!("task.{sub}"))
+                ),
+                "e.g. task.ct.slice=2ms",
+            ));
+        };
+        let names: Vec<&str> = self.sim.tasks.iter().map(|t| t.name.as_str()).collect();
+        let Some(i) = names.iter().position(|n| *n == name) else {
+            let hint = match names.is_empty() {
+                true => "the scenario has no tasks".to_string(),
+                false => with_suggestion(name, &names, format!("tasks: {}", names.join(", "))),
+            };
+            return Err(ParseError::new(
+                0,
+                name_col,
+                format!("no task {}", quote(name)),
+                hint,
+            ));
+        };
+        let kcol = name_col + name.chars().count() + 1;
+        let vcol = kcol + key.chars().count() + 1;
+        let kind = self.sim.tasks[i].workload.kind();
+        let valid: Vec<&str> = keys_for(kind).map(|k| k.name).collect();
+        let entry = match key_of(kind, key) {
+            Some(k) if k.name != "kind" => k,
+            Some(_) => {
+                return Err(ParseError::new(
+                    0,
+                    kcol,
+                    "a task's kind cannot be set",
+                    "edit the task line instead; the kind decides its other keys",
+                ))
+            }
+            None => {
+                return Err(ParseError::new(
+                    0,
+                    kcol,
+                    format!("unknown key {} for a {kind} task", quote(key)),
+                    with_suggestion(
+                        key,
+                        &valid,
+                        format!("valid keys for kind={kind}: {}", valid.join(", ")),
+                    ),
+                ))
+            }
+        };
+        if value.is_empty() {
+            return Err(ParseError::new(
+                0,
+                vcol,
+                format!("`{key}` needs a value after `=`"),
+                format!("e.g. task.{name}.{key}={}", entry.example),
+            ));
+        }
+        let kv = Kv {
+            key,
+            val: value,
+            kcol,
+            vcol,
+        };
+        let spec = set_key(entry, 0, kv, &self.sim.tasks[i])?;
+        check_width(
+            0,
+            &Tok {
+                s: name,
+                col: name_col,
+            },
+            &spec,
+        )?;
+        let mut sc = self.clone();
+        sc.sim.tasks[i] = spec;
+        *self = Builder::new(sc, true).finish(Some((0, vcol)))?;
         Ok(())
     }
 
@@ -617,6 +722,9 @@ mod build;
 mod keys;
 mod lex;
 mod print;
+mod task_keys;
+#[cfg(test)]
+mod task_keys_tests;
 #[cfg(test)]
 mod tests;
 
@@ -624,5 +732,8 @@ use build::*;
 use keys::*;
 use lex::*;
 use print::*;
+use task_keys::*;
+
+pub use task_keys::{key_of, keys_for, reference, task_kvs, TaskKey, TASK_KEYS};
 
 pub(crate) use lex::fmt_duration;
