@@ -21,10 +21,10 @@ use crate::charts::{CdfChart, Shared, TimelineChart};
 use crate::features::{FeaturesPane, QuickSwitches};
 use crate::machine::MachineView;
 use crate::results::{FidelityNote, ResultsTable};
-use crate::share;
-use crate::teach::{TeachCmd, TeachView};
 use crate::teaching::TeachingPane;
 use crate::worker::{Job, Lane, Live, Outcome, Request, Response, SimWorker, Swb};
+use eevdf_driver::share;
+use eevdf_driver::teach::{TeachCmd, TeachView};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).

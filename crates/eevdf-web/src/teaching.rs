@@ -3,7 +3,7 @@
 //! vprot, the next buddy, delayed entities), the engine's reasons for the
 //! last pick and wakeup in words, stepping controls, and the guided
 //! tours with their captions. The picture comes from the worker
-//! ([`crate::teach::TeachView`]); this module only draws it (SVG: its
+//! ([`eevdf_driver::teach::TeachView`]); this module only draws it (SVG: its
 //! geometry is attributes, which the CSP allows).
 
 use std::rc::Rc;
@@ -11,8 +11,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::charts::{colour, slot_of, slots};
-use crate::teach::{EntView, QueueView, TeachCmd, TeachView};
-use crate::tours::TOURS;
+use eevdf_driver::teach::{EntView, QueueView, TeachCmd, TeachView};
+use eevdf_driver::tours::TOURS;
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct Props {

@@ -21,7 +21,7 @@ use eevdf_sim::live::LiveLatency;
 use eevdf_sim::trace::{PrevState, TraceEvent};
 use eevdf_sim::{LatencyStats, Nanos, Sim, SimResult};
 
-use crate::teach::{TeachCmd, TeachView, Teacher};
+use eevdf_driver::teach::{TeachCmd, TeachView, Teacher};
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;

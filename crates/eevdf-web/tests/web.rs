@@ -37,8 +37,8 @@ async fn app_frame_mounts() {
 
 #[wasm_bindgen_test]
 fn worker_messages_round_trip_through_the_codec() {
-    use eevdf_web::moment::{Moment, Verdict};
-    use eevdf_web::teach::TeachCmd;
+    use eevdf_driver::moment::{Moment, Verdict};
+    use eevdf_driver::teach::TeachCmd;
     use eevdf_web::worker::{Job, Lane, Request, Swb};
     use gloo::worker::Codec;
     for (lane, job) in [
@@ -162,7 +162,7 @@ async fn machine_view_places_a_template_on_a_cpu() {
 /// a JS number (vruntimes are sent relative to V).
 #[wasm_bindgen_test]
 fn teaching_views_cross_the_codec() {
-    use eevdf_web::teach::TeachCmd;
+    use eevdf_driver::teach::TeachCmd;
     use eevdf_web::worker::{teach, Lane, Outcome, Response, Swb};
     use gloo::worker::Codec;
     let mut session = None;
