@@ -9,8 +9,10 @@
 #![forbid(unsafe_code)]
 
 pub mod edit;
+pub mod live;
 pub mod moment;
 pub mod share;
 pub mod teach;
+pub mod timeline;
 pub mod tours;
 pub mod wakeups;

@@ -22,7 +22,8 @@ use crate::features::{FeaturesPane, QuickSwitches};
 use crate::machine::MachineView;
 use crate::results::{FidelityNote, ResultsTable};
 use crate::teaching::TeachingPane;
-use crate::worker::{Job, Lane, Live, Outcome, Request, Response, SimWorker, Swb};
+use crate::worker::{Job, Lane, Outcome, Request, Response, SimWorker, Swb};
+use eevdf_driver::live::{Finished, Live};
 use eevdf_driver::share;
 use eevdf_driver::teach::{TeachCmd, TeachView};
 
@@ -185,9 +186,10 @@ impl LaneState {
                 s.live_id = r.id;
                 s.invalid = None;
             }
-            Outcome::Done {
-                live, lkml, rows, ..
-            } => {
+            Outcome::Done(done) => {
+                let Finished {
+                    live, lkml, rows, ..
+                } = *done;
                 s.live = Some(Rc::new(live));
                 s.live_id = r.id;
                 s.done = true;

@@ -10,7 +10,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
-use crate::worker::{Cdf, MarkKind, Timeline};
+use eevdf_driver::live::Cdf;
+use eevdf_driver::timeline::{MarkKind, Timeline};
 
 /// Task colours; `www/style.css` has the same as `.t0` … `.t9`, so
 /// chips and legends match the charts. [`slots`] says which is whose.
@@ -401,7 +402,7 @@ mod tests {
         );
         assert!(steps(&[]).is_empty());
     }
-    use crate::worker::Timeline;
+    use eevdf_driver::timeline::Timeline;
 
     /// Deleting a task leaves the others' colours alone, and every
     /// preset's tasks have colours of their own.

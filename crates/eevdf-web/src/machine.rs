@@ -13,8 +13,8 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::charts::{slot_class, slot_of, slots, Shared};
-use crate::worker::CpuLive;
 use eevdf_driver::edit::{self, Target, Template};
+use eevdf_driver::live::CpuLive;
 
 /// The open task editor: which task, and its fields as typed so far
 /// (`(key, value)`, scenario spellings; empty removes a key).

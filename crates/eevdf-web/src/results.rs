@@ -11,7 +11,7 @@ use eevdf_scenario::report::DELTA_CONVENTION;
 use yew::prelude::*;
 
 use crate::charts::{slot_class, slots};
-use crate::worker::Row;
+use eevdf_driver::live::Row;
 
 /// The change from A to B in percent, signed as `eevdf compare` signs
 /// it: + is better. Latency is better lower, `(A - B) / A`; samples
@@ -452,8 +452,8 @@ mod tests {
         );
     }
 
-    fn row(name: &str, samples: u64, p99: f64) -> crate::worker::Row {
-        crate::worker::Row {
+    fn row(name: &str, samples: u64, p99: f64) -> eevdf_driver::live::Row {
+        eevdf_driver::live::Row {
             name: name.into(),
             tasks: 1,
             samples,

@@ -91,21 +91,18 @@ fn golden_runs_are_byte_identical_in_wasm() {
             include_str!("../../../tests/golden/legacy-v612.json"),
         ),
     ];
-    use eevdf_web::worker::{Chunk, Lane, Outcome, Runner};
+    use eevdf_driver::live::{Chunk, LiveRun};
     for (scn, want) in cases {
         // Through the worker's own entry point: chunks on the browser's
         // clock, snapshots in between, as the page gets them.
-        let mut run = Runner::new(1, Lane::Live, scn).expect("golden scenario parses");
+        let mut run = LiveRun::new(scn).expect("golden scenario parses");
         let clock = || js_sys::Date::now();
         let done = loop {
             if let Chunk::Finished(r) = run.chunk(&clock) {
                 break r;
             }
         };
-        let Outcome::Done { json, .. } = done.outcome else {
-            panic!("golden run did not finish: {scn}");
-        };
-        assert_eq!(json, want, "wasm differs from native for:\n{scn}");
+        assert_eq!(done.json, want, "wasm differs from native for:\n{scn}");
     }
 }
 
