@@ -14,12 +14,13 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use eevdf_driver::batch::{self, Batch, Recording};
+use eevdf_driver::input;
 use eevdf_scenario::baseline::Pair;
-use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::display::{escape_controls, shown};
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
-use eevdf_sim::{RoleKind, Sim, SimResult};
+use eevdf_sim::{RoleKind, SimResult};
 use out::{errln, out, outln};
 
 /// Exit code for bad input (matches clap's own usage-error code).
@@ -261,13 +262,10 @@ fn read_input(arg: &str) -> Result<(String, String), BadInput> {
     if arg == "-" || std::path::Path::new(arg).exists() {
         return read_bounded(arg, limits::SCENARIO_BYTES, SCENARIO_HINT);
     }
-    if let Some(p) = presets::preset(arg) {
-        return Ok((format!("preset {arg}"), p.text.to_string()));
-    }
-    if eevdf_scenario::link::looks_like_link(arg) {
-        let text =
-            eevdf_scenario::link::decode_text(arg).map_err(|e| BadInput::parse("link", e))?;
-        return Ok(("link".into(), text));
+    match input::named(arg) {
+        Some(Ok(n)) => return Ok((n.source, n.text)),
+        Some(Err(e)) => return Err(BadInput::parse("link", e)),
+        None => {}
     }
     Err(BadInput(format!(
         "{}: no such file or preset (hint: `eevdf presets` lists the presets)",
@@ -281,11 +279,7 @@ fn load_pair(arg: &str, over: &Overrides) -> Result<Pair, BadInput> {
     let (source, text) = read_input(arg)?;
     // A file or stdin may hold a pasted mail: quoting and prose around
     // the block are fine.
-    let mut p = match Pair::parse(&text) {
-        Ok(p) => p,
-        Err(e) => eevdf_scenario::paste::parse_pasted_pair(&text)
-            .map_err(|_| BadInput::parse(&source, e))?,
-    };
+    let mut p = input::pair(&text).map_err(|e| BadInput::parse(&source, e))?;
     apply_overrides(&mut p.b, over)?;
     if let Some(a) = &mut p.a {
         apply_overrides(a, over)?;
@@ -329,80 +323,30 @@ fn apply_overrides(sc: &mut Scenario, over: &Overrides) -> Result<(), BadInput> 
 /// Runs a scenario, with a progress bar on a terminal once the run has
 /// taken more than a second.
 fn run_sim(sc: &Scenario) -> (SimResult, Vec<Vec<(u64, u64)>>) {
-    let (r, h, _) = run_sim_traced(sc, None);
-    (r, h)
+    let b = run_sim_traced(sc, None);
+    (b.result, b.hists)
 }
 
-/// What a run records, from when (simulated ns).
-#[derive(Clone, Copy, Debug)]
-struct Recording {
-    from: u64,
-    trace: bool,
-    decisions: bool,
-}
-
-/// What a recorded run kept.
-struct Recorded {
-    trace: eevdf_sim::trace::Trace,
-    decisions: Option<DecisionLog>,
-}
-
-fn start_recording(sim: &mut Sim, rec: Recording) {
-    if rec.trace {
-        sim.record_trace();
-    }
-    if rec.decisions {
-        sim.observe(Box::new(DecisionLog::new(sim.trace_tasks())));
-    }
-}
-
-/// Runs a scenario, recording what `rec` asks for.
-fn run_sim_traced(
-    sc: &Scenario,
-    rec: Option<Recording>,
-) -> (SimResult, Vec<Vec<(u64, u64)>>, Recorded) {
-    let mut sim = Sim::new(sc.sim.clone());
-    let mut pending = rec;
-    if let Some(r) = pending.filter(|r| r.from == 0) {
-        start_recording(&mut sim, r);
-        pending = None;
-    }
-    let end = sim.duration();
-    let steps = 200u64;
+/// Runs a scenario, recording what `rec` asks for, with the progress
+/// bar of [`run_sim`] (the CLI's clock; the run never reads one).
+fn run_sim_traced(sc: &Scenario, rec: Option<Recording>) -> Batch {
     let started = Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;
-    for i in 1..=steps {
-        let until = end / steps * i;
-        if let Some(r) = pending.filter(|r| r.from <= until) {
-            sim.run_until(r.from.saturating_sub(1));
-            start_recording(&mut sim, r);
-            pending = None;
-        }
-        sim.run_until(until);
-        if sim.stopped_at().is_some() {
-            break;
-        }
+    let b = batch::run(sc, rec, &mut |i| {
         if tty && bar.is_none() && started.elapsed() > Duration::from_secs(1) {
-            let b = indicatif::ProgressBar::new(steps);
+            let b = indicatif::ProgressBar::new(batch::STEPS);
             b.set_message("simulating");
             bar = Some(b);
         }
         if let Some(b) = &bar {
             b.set_position(i);
         }
-    }
-    sim.run_until(end);
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let hists = sim.histograms();
-    let recorded = Recorded {
-        trace: sim.take_trace(),
-        decisions: sim.detach_observer::<DecisionLog>(),
-    };
-    let end = sim.stopped_at().unwrap_or(end);
-    (sim.finish(end), hists, recorded)
+    b
 }
 
 /// `--trace`, `--decisions` and `--trace-last`.
@@ -436,8 +380,12 @@ fn run(
         trace: record.trace.is_some(),
         decisions: record.decisions.is_some(),
     });
-    let (r, hists, recorded) = run_sim_traced(sc, rec);
-    let t = recorded.trace;
+    let Batch {
+        result: r,
+        hists,
+        trace: t,
+        decisions,
+    } = run_sim_traced(sc, rec);
     let trace = record.trace.as_deref();
     if let Some(p) = r.partial {
         errln!(
@@ -461,7 +409,7 @@ fn run(
         };
         std::fs::write(path, body).map_err(|e| BadInput(format!("--trace {path}: {e}")))?;
     }
-    if let (Some(path), Some(log)) = (record.decisions.as_deref(), recorded.decisions) {
+    if let (Some(path), Some(log)) = (record.decisions.as_deref(), decisions) {
         errln!("note: writing {} decisions to {path}", log.len());
         std::fs::write(path, log.text())
             .map_err(|e| BadInput(format!("--decisions {path}: {e}")))?;

@@ -8,7 +8,9 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod edit;
+pub mod input;
 pub mod live;
 pub mod moment;
 pub mod share;

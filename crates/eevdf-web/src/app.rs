@@ -576,24 +576,14 @@ pub fn app() -> Html {
         let baseline = baseline.clone();
         Callback::from(move |e: InputEvent| {
             let el: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-            let mut v = el.value();
             // A pasted mail (raw as "Copy for email" wrote it, quoted,
             // or with prose around the block) becomes its scenario, and
-            // its `baseline` block the pin. So does a bare text with a
-            // block when pasted; while typed, it stays in the editor
-            // (the block would vanish into the pin at its first line).
-            // A half-typed scenario is left alone: it fails every parse.
-            if Scenario::parse(&v).is_err() {
-                let bare = eevdf_scenario::baseline::Pair::parse(&v).is_ok();
-                let pasted = e.input_type().starts_with("insertFrom");
-                if let Ok(p) = eevdf_scenario::paste::parse_pasted_pair(&v) {
-                    if !bare || pasted || p.a.is_none() {
-                        v = p.b.to_text();
-                        if p.a.is_some() {
-                            baseline.set(p.a.map(|a| a.to_text()));
-                        }
-                    }
-                }
+            // its `baseline` block the pin (eevdf_driver::input).
+            let pasted = e.input_type().starts_with("insertFrom");
+            let opened = eevdf_driver::input::editor_text(el.value(), pasted);
+            let v = opened.text;
+            if opened.pin.is_some() {
+                baseline.set(opened.pin);
             }
             if Scenario::parse(&v).is_ok() {
                 remember(&v);
