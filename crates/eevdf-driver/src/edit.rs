@@ -216,7 +216,9 @@ pub fn task_fields(sc: &Scenario, i: usize) -> Vec<(String, String)> {
 }
 
 /// Sets task `i`'s keys from the editor (`""` removes a key, `name`
-/// renames) and re-parses; errors point into the rebuilt scenario text.
+/// renames): the fields become a task line the scenario's key table
+/// reads, that task replaces task `i`, and the whole scenario is checked
+/// again (names, groups, CPUs).
 pub fn set_task_fields(
     sc: &Scenario,
     i: usize,
@@ -241,21 +243,9 @@ pub fn set_task_fields(
     for (k, v) in &fields[1..] {
         line.push_str(&format!(" {k}={v}"));
     }
-    let text = sc.to_text();
-    let mut n = 0;
-    let rebuilt: Vec<String> = text
-        .lines()
-        .map(|l| {
-            if l.starts_with("task ") {
-                n += 1;
-                if n == i + 1 {
-                    return line.clone();
-                }
-            }
-            l.to_string()
-        })
-        .collect();
-    Scenario::parse(&(rebuilt.join("\n") + "\n"))
+    let mut out = sc.clone();
+    out.sim.tasks[i] = Scenario::parse_task(&line)?;
+    reparse(&out)
 }
 
 #[cfg(test)]
@@ -329,6 +319,20 @@ mod tests {
         let edits = [("slice".to_string(), "3".to_string())];
         let e = set_task_fields(&base(), 1, &edits).unwrap_err();
         assert!(e.hint.contains("unit"), "{e}");
+    }
+
+    /// The edited task is checked with the rest of the scenario: its
+    /// name against the others', its CPUs against the machine's.
+    #[test]
+    fn editor_edits_are_checked_against_the_whole_scenario() {
+        let set = |k: &str, v: &str| set_task_fields(&base(), 1, &[(k.into(), v.into())]);
+        let e = set("name", "ct").unwrap_err();
+        assert!(e.message.contains("duplicate task name"), "{e}");
+        let e = set("cpus", "9").unwrap_err();
+        assert!(e.message.contains('9'), "{e}");
+        let e = set("group", "/nowhere").unwrap_err();
+        assert!(e.message.contains("/nowhere"), "{e}");
+        assert_eq!(set("cpus", "3").unwrap().sim.tasks[1].cpus, Some(vec![3]));
     }
 
     #[test]

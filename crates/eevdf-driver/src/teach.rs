@@ -175,6 +175,20 @@ struct Checkpoint {
     shown_from: Vec<u64>,
 }
 
+/// Carries out `cmd` on a teaching session, opening one if it asks
+/// (a new `Open` replaces the session).
+pub fn session_command(session: &mut Option<Teacher>, cmd: &TeachCmd) -> Result<TeachView, String> {
+    match (session.as_mut(), cmd) {
+        (_, TeachCmd::Open { scenario, cpu }) => Teacher::open(scenario, *cpu).map(|t| {
+            let view = t.view();
+            *session = Some(t);
+            view
+        }),
+        (Some(t), cmd) => t.command(cmd),
+        (None, _) => Err("teaching mode has no scenario open".into()),
+    }
+}
+
 impl Teacher {
     /// Opens a session at time 0.
     pub fn open(scenario: &str, cpu: u32) -> Result<Teacher, String> {

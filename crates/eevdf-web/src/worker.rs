@@ -13,7 +13,7 @@
 //! than gloo's default bincode, so they are plain JS objects in devtools.
 
 use eevdf_driver::live::{Chunk, Finished, Live, LiveRun};
-use eevdf_driver::teach::{TeachCmd, TeachView, Teacher};
+use eevdf_driver::teach::{session_command, TeachCmd, TeachView, Teacher};
 use eevdf_scenario::ParseError;
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
 use serde::{Deserialize, Serialize};
@@ -241,16 +241,7 @@ impl Worker for SimWorker {
 
 /// Carries out a teaching command on the session (opening one if asked).
 pub fn teach(session: &mut Option<Teacher>, cmd: &TeachCmd) -> Outcome {
-    let result = match (session.as_mut(), cmd) {
-        (_, TeachCmd::Open { scenario, cpu }) => Teacher::open(scenario, *cpu).map(|t| {
-            let view = t.view();
-            *session = Some(t);
-            view
-        }),
-        (Some(t), cmd) => t.command(cmd),
-        (None, _) => Err("teaching mode has no scenario open".into()),
-    };
-    match result {
+    match session_command(session, cmd) {
         Ok(v) => Outcome::Teach(Box::new(v)),
         Err(e) => Outcome::TeachError(e),
     }
