@@ -722,6 +722,8 @@ mod build;
 mod keys;
 mod lex;
 mod print;
+#[cfg(test)]
+mod props;
 mod task_keys;
 #[cfg(test)]
 mod task_keys_tests;
