@@ -12,7 +12,9 @@
 pub mod app;
 pub mod charts;
 pub mod features;
+mod lanes;
 pub mod machine;
+mod page;
 pub mod results;
 pub mod teaching;
 pub mod worker;

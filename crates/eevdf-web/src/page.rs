@@ -1,0 +1,125 @@
+//! The page's surroundings: local storage, the address bar's link, the
+//! colour theme and the clipboard.
+
+use eevdf_driver::share;
+use eevdf_scenario::scenario::Scenario;
+use gloo::timers::callback::Timeout;
+use yew::prelude::*;
+
+/// Where the user's last scenario and theme are kept (local storage).
+pub(crate) const STORAGE_KEY: &str = "eevdf.scenario";
+pub(crate) const THEME_KEY: &str = "eevdf.theme";
+
+/// Keeps the user's scenario for the next visit.
+pub(crate) fn remember(text: &str) {
+    use gloo::storage::Storage;
+    let _ = gloo::storage::LocalStorage::set(STORAGE_KEY, text);
+}
+
+/// What the page opens with: the scenario text, the pinned baseline's
+/// text, and a sentence about a link that could not be read.
+pub(crate) type Opening = (String, Option<String>, Option<String>);
+
+/// The scenario the page opens with: the link in the URL fragment if
+/// there is one (and it decodes; a `baseline` block in it is pinned),
+/// else the user's last scenario (local storage), else the `default`
+/// preset. A bad link is reported and the default runs instead; the
+/// stored scenario is left alone.
+pub(crate) fn initial_scenario() -> Opening {
+    let default = eevdf_scenario::presets::preset("default")
+        .map(|p| p.text.to_string())
+        .unwrap_or_default();
+    match link_in_address() {
+        None => (stored_scenario().unwrap_or(default), None, None),
+        Some(Ok((text, pin))) => (text, pin, None),
+        Some(Err(e)) => (
+            default,
+            None,
+            Some(format!("{e} The default scenario runs instead.")),
+        ),
+    }
+}
+
+/// The scenario text of the link in the address bar's fragment and its
+/// pinned baseline, if it has one; the error is a sentence for the page.
+pub(crate) fn link_in_address() -> Option<Result<(String, Option<String>), String>> {
+    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    (hash.len() > 1).then(|| {
+        eevdf_scenario::link::decode_text(&hash)
+            .map(share::split_pin)
+            .map_err(|e| format!("This link could not be read: {e}."))
+    })
+}
+
+/// The user's last scenario from local storage, if it is still valid.
+pub(crate) fn stored_scenario() -> Option<String> {
+    use gloo::storage::Storage;
+    let stored: Option<String> = gloo::storage::LocalStorage::get(STORAGE_KEY).ok();
+    stored.filter(|t| Scenario::parse(t).is_ok())
+}
+
+/// The page's address without its fragment: the base of share links.
+pub(crate) fn page_base() -> String {
+    let href = gloo::utils::window().location().href().unwrap_or_default();
+    href.split('#').next().unwrap_or_default().to_string()
+}
+
+/// Puts a link fragment in the address bar without adding a history
+/// entry.
+pub(crate) fn show_fragment(frag: &str) {
+    if let Ok(h) = gloo::utils::window().history() {
+        let _ =
+            h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{frag}")));
+    }
+}
+
+/// The colour theme: `auto` follows the system.
+pub(crate) fn stored_theme() -> String {
+    use gloo::storage::Storage;
+    gloo::storage::LocalStorage::get(THEME_KEY).unwrap_or_else(|_| "auto".to_string())
+}
+
+pub(crate) fn apply_theme(theme: &str) -> bool {
+    let root = gloo::utils::document().document_element();
+    if let Some(r) = &root {
+        if theme == "auto" {
+            let _ = r.remove_attribute("data-theme");
+        } else {
+            let _ = r.set_attribute("data-theme", theme);
+        }
+    }
+    match theme {
+        "dark" => true,
+        "light" => false,
+        _ => gloo::utils::window()
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.matches()),
+    }
+}
+
+/// Writes to the clipboard; says how it went.
+pub(crate) fn copy(
+    text: String,
+    what: &'static str,
+    status: UseStateHandle<Option<(String, Option<String>)>>,
+) {
+    let promise = gloo::utils::window()
+        .navigator()
+        .clipboard()
+        .write_text(&text);
+    wasm_bindgen_futures::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => {
+                status.set(Some((format!("{what} copied."), None)));
+                // The confirmation goes away by itself.
+                let status = status.clone();
+                Timeout::new(4000, move || status.set(None)).forget();
+            }
+            // No clipboard (permissions, insecure origin): show the text
+            // to copy by hand.
+            Err(_) => status.set(Some((format!("Copy the {what} from here:"), Some(text)))),
+        }
+    });
+}
