@@ -13,7 +13,7 @@ export TRUNK_SKIP_VERSION_CHECK := true
 PROPTEST_RNG_SEED ?= 20261129
 export PROPTEST_RNG_SEED
 
-WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-web
+WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-driver eevdf-web
 
 .PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys
 
@@ -26,7 +26,7 @@ help:
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
 	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
-	@echo "docs: scenario-keys (docs/scenario-keys.md from the task-key table)"
+	@echo "docs: scenario-keys (docs/scenario-keys.md from the key tables)"
 
 setup:
 	@./scripts/setup.sh
@@ -109,7 +109,7 @@ fidelity-doc:
 fidelity-seeds:
 	./scripts/fidelity-seeds.sh
 
-# docs/scenario-keys.md from the task-key table (a unit test holds it
+# docs/scenario-keys.md from the key tables (a unit test holds it
 # current).
 scenario-keys:
 	UPDATE_SCENARIO_KEYS=1 cargo test -q -p eevdf-scenario --lib the_reference_is_current

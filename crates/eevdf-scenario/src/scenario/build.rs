@@ -87,145 +87,38 @@ impl Builder {
         dur_val(line, &kv, lo, MAX_DURATION_NS)
     }
 
+    /// One directive line, read by its [`DIRECTIVES`] entry.
     pub(super) fn directive(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
         let Some(&d) = toks.first() else {
             return Ok(());
         };
-        if self.set_mode && !SETTABLE.contains(&d.s) {
+        if d.s == "eevdf-scenario" {
+            return Err(ParseError::new(
+                line,
+                d.col,
+                "second header",
+                "the header `eevdf-scenario v1` is the first line only",
+            ));
+        }
+        let Some(entry) = directive(d.s) else {
+            let names = directive_names();
+            return Err(ParseError::new(
+                line,
+                d.col,
+                format!("unknown directive {}", quote(d.s)),
+                with_suggestion(d.s, &names, format!("directives: {}", names.join(", "))),
+            ));
+        };
+        if self.set_mode && !entry.settable {
+            let names = settable_names();
             return Err(ParseError::new(
                 line,
                 d.col,
                 format!("{} cannot be set", quote(d.s)),
-                format!("settable keys: {}", SETTABLE.join(", ")),
+                format!("settable keys: {}", names.join(", ")),
             ));
         }
-        match d.s {
-            "engine" => {
-                self.once(line, d.col, "engine")?;
-                let v = single(line, toks, "engine 0.1")?;
-                let ok = v.s.split_once('.').is_some_and(|(a, b)| {
-                    a.len() <= 4
-                        && b.len() <= 4
-                        && parse_uint(a).is_some()
-                        && parse_uint(b).is_some()
-                });
-                if !ok {
-                    return Err(ParseError::new(
-                        line,
-                        v.col,
-                        format!("expected an engine version X.Y, found {}", quote(v.s)),
-                        format!("this engine is version {ENGINE_VERSION}"),
-                    ));
-                }
-                self.sc.engine = v.s.to_string();
-            }
-            "machine" => {
-                self.once(line, d.col, "machine")?;
-                if toks.get(1).is_some_and(|t| t.s == "custom") {
-                    self.sc.machine = parse_custom_machine(line, &toks[2..])?;
-                } else {
-                    let v = single(line, toks, "machine smp4")?;
-                    self.sc.machine = Machine::parse(v.s).ok_or_else(|| {
-                        ParseError::new(
-                            line,
-                            v.col,
-                            format!("unknown machine {}", quote(v.s)),
-                            format!(
-                                "machine is up, smpN (N up to {MAX_CPUS}), custom ..., or one of {}",
-                                PRESET_NAMES.join(", ")
-                            ),
-                        )
-                    })?;
-                }
-            }
-            "kernel" => {
-                self.once(line, d.col, "kernel")?;
-                let v = single(line, toks, "kernel v7.1")?;
-                let p = Profile::parse(v.s).ok_or_else(|| {
-                    let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
-                    ParseError::new(
-                        line,
-                        v.col,
-                        format!("unknown kernel {}", quote(v.s)),
-                        format!("kernel is one of {}", names.join(", ")),
-                    )
-                })?;
-                self.sc.features.set_profile(p);
-            }
-            "hz" => {
-                self.once(line, d.col, "hz")?;
-                let v = single(line, toks, "hz 250")?;
-                match parse_uint(v.s).filter(|h| HZ_VALUES.contains(h)) {
-                    Some(h) => self.sc.sim.hz = u32::try_from(h).unwrap_or(250),
-                    None => {
-                        return Err(ParseError::new(
-                            line,
-                            v.col,
-                            format!("unsupported hz {}", quote(v.s)),
-                            "hz is 100, 250, 300 or 1000",
-                        ))
-                    }
-                }
-            }
-            "duration" => {
-                self.sc.sim.duration_ns =
-                    self.duration_line(line, d.col, toks, "duration", "duration 10s", 1)?;
-            }
-            "warmup" => {
-                self.sc.sim.warmup_ns =
-                    self.duration_line(line, d.col, toks, "warmup", "warmup 1s", 0)?;
-            }
-            "seed" => {
-                self.once(line, d.col, "seed")?;
-                let v = single(line, toks, "seed 1")?;
-                self.sc.sim.seed = parse_uint(v.s).ok_or_else(|| {
-                    ParseError::new(
-                        line,
-                        v.col,
-                        format!("expected a seed, found {}", quote(v.s)),
-                        "the seed is an integer from 0 to 18446744073709551615",
-                    )
-                })?;
-            }
-            "preempt" => {
-                self.once(line, d.col, "preempt")?;
-                let v = single(line, toks, "preempt full")?;
-                self.sc.preempt = Some(PreemptModel::parse(v.s).ok_or_else(|| {
-                    ParseError::new(
-                        line,
-                        v.col,
-                        format!("unknown preemption model {}", quote(v.s)),
-                        "preempt is none, voluntary, full or lazy",
-                    )
-                })?);
-            }
-            "features" => self.features(line, toks)?,
-            "sysctl" => self.sysctl(line, toks)?,
-            "costs" => self.costs(line, toks)?,
-            "group" => self.group(line, toks)?,
-            "task" => self.task(line, toks)?,
-            "eevdf-scenario" => {
-                return Err(ParseError::new(
-                    line,
-                    d.col,
-                    "second header",
-                    "the header `eevdf-scenario v1` is the first line only",
-                ))
-            }
-            other => {
-                return Err(ParseError::new(
-                    line,
-                    d.col,
-                    format!("unknown directive {}", quote(other)),
-                    with_suggestion(
-                        other,
-                        DIRECTIVES,
-                        format!("directives: {}", DIRECTIVES.join(", ")),
-                    ),
-                ))
-            }
-        }
-        Ok(())
+        (entry.read)(self, line, toks)
     }
 
     pub(super) fn features(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
@@ -286,59 +179,23 @@ impl Builder {
         Ok(out)
     }
 
-    pub(super) fn sysctl(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
-        for kv in Self::kvs(line, toks, SYSCTL_KEYS, "base_slice_ns=2800000")? {
-            self.once(line, kv.kcol, &format!("sysctl {}", kv.key))?;
-            if kv.key == "energy_aware" {
-                self.sc.sim.sysctl.energy_aware = Some(match kv.val {
-                    "1" => true,
-                    "0" => false,
-                    _ => {
-                        return Err(ParseError::new(
-                            line,
-                            kv.vcol,
-                            format!("expected 0 or 1, found {}", quote(kv.val)),
-                            "energy_aware=1 enables EAS on machines with an energy model",
-                        ))
-                    }
-                });
-                continue;
+    /// A `sysctl` or `costs` line: each key read by its entry in `keys`,
+    /// once per text.
+    pub(super) fn sub_keys(
+        &mut self,
+        line: usize,
+        toks: &[Tok<'_>],
+        keys: &[SubKey],
+        example: &str,
+    ) -> Result<(), ParseError> {
+        let names: Vec<&str> = keys.iter().map(|k| k.name).collect();
+        let d = toks.first().map_or("", |d| d.s);
+        for kv in Self::kvs(line, toks, &names, example)? {
+            self.once(line, kv.kcol, &format!("{d} {}", kv.key))?;
+            // `kvs` checked the key against the same names.
+            if let Some(k) = keys.iter().find(|k| k.name == kv.key) {
+                (k.read)(self, line, &kv)?;
             }
-            let (lo, hi) = match kv.key {
-                "base_slice_ns" => (US, S),
-                _ => (0, S),
-            };
-            let v = match parse_uint(kv.val) {
-                Some(v) if (lo..=hi).contains(&v) => v,
-                Some(_) => {
-                    return Err(ParseError::new(
-                        line,
-                        kv.vcol,
-                        format!("`{}` is out of range: {}", kv.key, quote(kv.val)),
-                        format!("`{}` takes nanoseconds from {lo} to {hi}", kv.key),
-                    ))
-                }
-                None => dur_val(line, &kv, lo, hi)?,
-            };
-            match kv.key {
-                "base_slice_ns" => self.sc.sim.sysctl.base_slice_ns = Some(v),
-                _ => self.sc.sim.sysctl.migration_cost_ns = Some(v),
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn costs(&mut self, line: usize, toks: &[Tok<'_>]) -> Result<(), ParseError> {
-        for kv in Self::kvs(line, toks, COST_KEYS, "switch=2us")? {
-            self.once(line, kv.kcol, &format!("costs {}", kv.key))?;
-            let v = dur_val(line, &kv, 0, S)?;
-            let i = match kv.key {
-                "switch" => 0,
-                "wake" => 1,
-                "migrate" => 2,
-                _ => 3,
-            };
-            self.explicit_costs[i] = Some(v);
         }
         Ok(())
     }

@@ -104,18 +104,8 @@ const DEFAULT_SB_REQUEST: Nanos = 100 * US;
 const DEFAULT_SB_THINK: Nanos = MS;
 const DEFAULT_GROUP_WEIGHT: u32 = 100;
 
-const DIRECTIVES: &[&str] = &[
-    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
-    "sysctl", "costs", "group", "task", "end",
-];
-const SETTABLE: &[&str] = &[
-    "engine", "machine", "kernel", "hz", "duration", "warmup", "seed", "preempt", "features",
-    "sysctl", "costs",
-];
 const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 const KINDS: &[&str] = &["timer", "periodic", "hackbench", "schbench", "hog"];
-const SYSCTL_KEYS: &[&str] = &["base_slice_ns", "migration_cost_ns", "energy_aware"];
-const COST_KEYS: &[&str] = &["switch", "wake", "migrate", "sleep"];
 const UNIT_HINT: &str = "durations need a unit: ns, us, ms or s, e.g. 20us or 2.8ms";
 
 /// The simulated machine.
@@ -375,69 +365,10 @@ impl Scenario {
     /// to an equal scenario, and no line exceeds [`MAX_COLUMNS`] for any
     /// scenario that came from [`Scenario::parse`].
     pub fn to_text(&self) -> String {
-        let sim = &self.sim;
-        let mut lines = vec![
-            HEADER.to_string(),
-            format!("engine {}", self.engine),
-            format!("machine {}", self.machine),
-            format!("kernel {}", self.features.profile.name()),
-            format!("hz {}", sim.hz),
-            format!("duration {}", fmt_duration(sim.duration_ns)),
-        ];
-        if sim.warmup_ns > 0 {
-            lines.push(format!("warmup {}", fmt_duration(sim.warmup_ns)));
+        let mut lines = vec![HEADER.to_string()];
+        for d in DIRECTIVES {
+            (d.print)(self, &mut lines);
         }
-        lines.push(format!("seed {}", sim.seed));
-        if let Some(p) = self.preempt {
-            lines.push(format!("preempt {}", p.name()));
-        }
-        let mut cur = String::new();
-        for t in self.features.canonical_tokens() {
-            if !cur.is_empty() && cur.chars().count() + 1 + t.chars().count() > MAX_COLUMNS {
-                lines.push(std::mem::take(&mut cur));
-            }
-            if cur.is_empty() {
-                cur.push_str("features");
-            }
-            cur.push(' ');
-            cur.push_str(&t);
-        }
-        if !cur.is_empty() {
-            lines.push(cur);
-        }
-        let mut sysctl = Vec::new();
-        if let Some(v) = sim.sysctl.base_slice_ns {
-            sysctl.push(format!("base_slice_ns={v}"));
-        }
-        if let Some(v) = sim.sysctl.migration_cost_ns {
-            sysctl.push(format!("migration_cost_ns={v}"));
-        }
-        if let Some(v) = sim.sysctl.energy_aware {
-            sysctl.push(format!("energy_aware={}", u8::from(v)));
-        }
-        if !sysctl.is_empty() {
-            lines.push(format!("sysctl {}", sysctl.join(" ")));
-        }
-        let (c, d) = (&sim.costs, self.machine.default_costs());
-        let mut costs = Vec::new();
-        for (key, v, dv) in [
-            ("switch", c.switch_ns, d.switch_ns),
-            ("wake", c.wake_ns, d.wake_ns),
-            ("migrate", c.migrate_ns, d.migrate_ns),
-            ("sleep", c.sleep_ns, d.sleep_ns),
-        ] {
-            if v != dv {
-                costs.push(format!("{key}={}", fmt_duration(v)));
-            }
-        }
-        if !costs.is_empty() {
-            lines.push(format!("costs {}", costs.join(" ")));
-        }
-        for g in &sim.groups {
-            let idle = if g.idle { " idle" } else { "" };
-            lines.push(format!("group {} weight={}{idle}", g.path, g.weight));
-        }
-        lines.extend(sim.tasks.iter().map(task_line));
         lines.push("end".to_string());
         let mut out = lines.join("\n");
         out.push('\n');
@@ -465,10 +396,11 @@ impl Scenario {
                 "set one directive at a time",
             ));
         }
+        let names = settable_names();
         let settable = || {
             format!(
                 "settable keys: {}, sysctl.KEY, costs.KEY, task.NAME.KEY",
-                SETTABLE.join(", ")
+                names.join(", ")
             )
         };
         let Some((key, value)) = key_value.split_once('=') else {
@@ -487,7 +419,7 @@ impl Scenario {
         let line = match key.split_once('.') {
             Some(("task", sub)) => return self.set_task_key(sub, value),
             Some((dir, sub)) => {
-                if !matches!(dir.trim(), "sysctl" | "costs") {
+                if directive(dir.trim()).is_none_or(|d| d.keys.is_empty()) {
                     return Err(ParseError::new(
                         0,
                         1,
@@ -503,8 +435,8 @@ impl Scenario {
         let Some(first) = toks.first() else {
             return Err(ParseError::new(0, 1, "missing key before `=`", settable()));
         };
-        if !SETTABLE.contains(&first.s) {
-            let hint = match closest(first.s, SETTABLE) {
+        if !names.contains(&first.s) {
+            let hint = match closest(first.s, &names) {
                 Some(c) => format!("did you mean `{c}`? {}", settable()),
                 None => settable(),
             };
@@ -719,6 +651,9 @@ impl Scenario {
 }
 
 mod build;
+mod directives;
+#[cfg(test)]
+mod directives_tests;
 mod keys;
 mod lex;
 mod print;
@@ -731,11 +666,18 @@ mod task_keys_tests;
 mod tests;
 
 use build::*;
+use directives::*;
 use keys::*;
 use lex::*;
 use print::*;
 use task_keys::*;
 
-pub use task_keys::{key_of, keys_for, reference, task_kvs, TaskKey, TASK_KEYS};
+pub use directives::{directive, Directive, SubKey, COST_KEYS, DIRECTIVES, SYSCTL_KEYS};
+pub use task_keys::{key_of, keys_for, task_kvs, TaskKey, TASK_KEYS};
+
+/// `docs/scenario-keys.md`: the directive and task key tables.
+pub fn reference() -> String {
+    format!("{}\n{}", directive_reference(), task_reference())
+}
 
 pub(crate) use lex::fmt_duration;

@@ -726,8 +726,8 @@ pub(super) fn set_key(
     Ok(out)
 }
 
-/// The task-key reference (`docs/scenario-keys.md`), from the table.
-pub fn reference() -> String {
+/// The task-key half of `docs/scenario-keys.md`, from the table.
+pub(super) fn task_reference() -> String {
     let mut s = String::from(
         "# Task keys\n\n\
          Generated from `TASK_KEYS` (crates/eevdf-scenario/src/scenario/task_keys.rs);\n\
