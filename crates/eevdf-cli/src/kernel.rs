@@ -414,7 +414,7 @@ fn both(
     )
     .map_err(Failure::Run)?;
     let line = twin.features.debugfs_line().trim_end().to_string();
-    Ok((eevdf_sim::simulate(twin.sim.clone()), k, line))
+    Ok((eevdf_sim::simulate(twin.sim_config()), k, line))
 }
 
 pub fn compare(a: &CompareArgs) -> Result<(), Failure> {

@@ -44,7 +44,7 @@ fn start_recording(sim: &mut Sim, rec: Recording) {
 /// asks for. After each of the [`STEPS`] steps, `progress(step)` is
 /// called; it may look at a clock, the run never does.
 pub fn run(sc: &Scenario, rec: Option<Recording>, progress: &mut dyn FnMut(u64)) -> Batch {
-    let mut sim = Sim::new(sc.sim.clone());
+    let mut sim = Sim::new(sc.sim_config());
     let mut pending = rec;
     if let Some(r) = pending.filter(|r| r.from == 0) {
         start_recording(&mut sim, r);

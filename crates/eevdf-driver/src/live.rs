@@ -186,7 +186,7 @@ impl LiveRun {
     /// Parses `scenario` and sets up its run.
     pub fn new(scenario: &str) -> Result<LiveRun, ParseError> {
         let sc = Scenario::parse(scenario)?;
-        let mut sim = Sim::new(sc.sim.clone());
+        let mut sim = Sim::new(sc.sim_config());
         let names = sc.sim.tasks.len();
         sim.observe(Box::new(LiveLatency::new(sim.thread_directives(), names)));
         Ok(LiveRun {

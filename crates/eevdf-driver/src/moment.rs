@@ -222,7 +222,7 @@ mod tests {
     /// Steps `text` on CPU 0 for 200 ms and returns, for every new wakeup
     /// decision, the moments of `probe` that held.
     fn wakeups(text: &str, probe: &[Moment]) -> Vec<(WakeupDecision, Vec<bool>, String)> {
-        let mut sim = Sim::new(Scenario::parse(text).unwrap().sim);
+        let mut sim = Sim::new(Scenario::parse(text).unwrap().sim_config());
         let mut last = None;
         let mut out = Vec::new();
         while sim.step().is_some_and(|t| t < 200_000_000) {
@@ -299,7 +299,7 @@ mod tests {
     fn a_pick_moment_matches_its_reason_and_name() {
         let text = "eevdf-scenario v1\nmachine up\nduration 20ms\n\
                     task a kind=hog\ntask b kind=hog nice=5\nend\n";
-        let mut sim = Sim::new(Scenario::parse(text).unwrap().sim);
+        let mut sim = Sim::new(Scenario::parse(text).unwrap().sim_config());
         let mut picks = sim.rq(0).picks;
         let (mut of_a, mut any) = (0, 0);
         while sim.step().is_some_and(|t| t < 20_000_000) {

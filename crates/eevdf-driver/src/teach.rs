@@ -193,7 +193,7 @@ impl Teacher {
     /// Opens a session at time 0.
     pub fn open(scenario: &str, cpu: u32) -> Result<Teacher, String> {
         let sc = Scenario::parse(scenario).map_err(|e| e.to_string())?;
-        let sim = Sim::new(sc.sim.clone());
+        let sim = Sim::new(sc.sim_config());
         let cpu = cpu.min(sim.topology().nr_cpus().saturating_sub(1));
         Ok(Teacher {
             sim,
@@ -597,7 +597,9 @@ pub fn describe_wakeup(sim: &Sim, cpu: u32, eid: EntityId, d: WakeupDecision) ->
 }
 
 fn full_config(text: &str) -> Result<eevdf_sim::SimConfig, String> {
-    Ok(Scenario::parse(text).map_err(|e| e.to_string())?.sim)
+    Ok(Scenario::parse(text)
+        .map_err(|e| e.to_string())?
+        .sim_config())
 }
 
 fn event_cpu(e: &TraceEvent) -> Option<u32> {

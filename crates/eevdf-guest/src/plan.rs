@@ -216,7 +216,7 @@ mod tests {
     fn names_roles_and_order_are_the_simulators() {
         let sc = Scenario::parse(ALL_KINDS).unwrap();
         let p = plan(&sc.sim).unwrap();
-        let res = Sim::new(sc.sim.clone()).finish(0);
+        let res = Sim::new(sc.sim_config()).finish(0);
         assert_eq!(p.len(), res.tasks.len());
         for (a, b) in p.iter().zip(&res.tasks) {
             assert_eq!(
@@ -243,8 +243,8 @@ mod tests {
             sc.set(&format!("seed={seed}")).unwrap();
             let (tick, phase) = tick_phase_ns(&sc.sim);
             assert_eq!(tick, 4_000_000);
-            let drawn = eevdf_sim::simulate(sc.sim.clone());
-            let mut given = sc.sim.clone();
+            let drawn = eevdf_sim::simulate(sc.sim_config());
+            let mut given = sc.sim_config();
             given.tick_phase_ns = Some(phase);
             assert_eq!(eevdf_sim::simulate(given.clone()), drawn, "seed {seed}");
             given.tick_phase_ns = Some(phase + 2_000_000);
@@ -267,7 +267,7 @@ mod tests {
             .replace("period=7ms", "period=7ms slack=0ns");
         let sc = Scenario::parse(&text).unwrap();
         let p = plan(&sc.sim).unwrap();
-        let mut sim = Sim::new(sc.sim.clone());
+        let mut sim = Sim::new(sc.sim_config());
         sim.record_trace();
         sim.run_until(30_000_000);
         let trace = sim.take_trace();

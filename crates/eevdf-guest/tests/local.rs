@@ -36,7 +36,7 @@ fn a_local_run_reports_every_thread_in_the_simulators_order() {
     let (r, code) = local(SCENARIO, "all");
     assert_eq!((r.error.as_deref(), code), (None, 0), "{r:?}");
     let sc = Scenario::parse(SCENARIO).unwrap();
-    let sim = Sim::new(sc.sim.clone()).finish(0);
+    let sim = Sim::new(sc.sim_config()).finish(0);
     let got: Vec<(&str, &str)> = r
         .threads
         .iter()

@@ -47,7 +47,7 @@ fn run(args: &[String]) -> Result<String, String> {
     if std::env::var_os("TWIN_TEXT").is_some() {
         eprintln!("{}", sc.to_text());
     }
-    let mut sim = eevdf_sim::Sim::new(sc.sim.clone());
+    let mut sim = eevdf_sim::Sim::new(sc.sim_config());
     let out = rest.first();
     if out.is_some() {
         sim.observe(Box::new(DecisionLog::new(sim.trace_tasks())));

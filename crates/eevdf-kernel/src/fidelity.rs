@@ -358,7 +358,7 @@ pub fn simulate(r: &Reference) -> Result<Vec<[u64; 4]>, String> {
     let mut out = Vec::with_capacity(r.seeds.len());
     for seed in &r.seeds {
         let sc = r.sim_scenario(seed)?;
-        let res = eevdf_sim::simulate(sc.sim.clone());
+        let res = eevdf_sim::simulate(sc.sim_config());
         let ct = res
             .by_name
             .iter()

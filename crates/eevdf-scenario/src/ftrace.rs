@@ -384,7 +384,7 @@ mod tests {
 
     fn traced(text: &str) -> (eevdf_sim::SimResult, Trace) {
         let sc = Scenario::parse(text).unwrap();
-        let mut sim = eevdf_sim::Sim::new(sc.sim.clone());
+        let mut sim = eevdf_sim::Sim::new(sc.sim_config());
         sim.record_trace();
         let end = sim.duration();
         sim.run_until(end);

@@ -511,7 +511,7 @@ mod tests {
             assert!(p.name.len() <= 21, "{}", p.name);
             let mut s = Scenario::parse(p.text).unwrap();
             s.set("duration=200ms").unwrap();
-            let r = eevdf_sim::simulate(s.sim.clone());
+            let r = eevdf_sim::simulate(s.sim_config());
             assert!(r.events > 0, "{} does not run", p.name);
         }
         let seeds = PRESETS

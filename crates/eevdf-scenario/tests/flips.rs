@@ -15,7 +15,7 @@ fn run(text: &str, token: Option<&str>) -> SimResult {
     if let Some(t) = token {
         sc.apply_features(t).unwrap();
     }
-    simulate(sc.sim.clone())
+    simulate(sc.sim_config())
 }
 
 fn pct(r: &SimResult, f: &Flip) -> Nanos {

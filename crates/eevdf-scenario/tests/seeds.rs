@@ -9,7 +9,7 @@ use eevdf_sim::{simulate, SimResult};
 fn run(text: &str, features: &str) -> SimResult {
     let mut sc = Scenario::parse(text).expect("scenario parses");
     sc.apply_features(features).expect("features apply");
-    simulate(sc.sim.clone())
+    simulate(sc.sim_config())
 }
 
 fn lat(r: &SimResult, name: &str) -> eevdf_sim::LatencyStats {
@@ -108,7 +108,7 @@ end
     let tput = |k: &str| {
         let mut sc = Scenario::parse(text).unwrap();
         sc.set(&format!("kernel={k}")).unwrap();
-        simulate(sc.sim.clone()).hackbench[0].throughput
+        simulate(sc.sim_config()).hackbench[0].throughput
     };
     let v618 = tput("v6.18");
     let v619 = tput("v6.19-rc1");

@@ -188,7 +188,7 @@ fn build(preset_name: &str, ops: &str, seed: u64) -> Result<Scenario, String> {
 /// shape of hackbench's completion time), `rps:NAME`, `reqlat:NAME:P`
 /// (schbench request latency, µs), `cpu:NAME` (CPU ms).
 fn run_metrics(sc: &Scenario) -> HashMap<String, f64> {
-    let mut sim = Sim::new(sc.sim.clone());
+    let mut sim = Sim::new(sc.sim_config());
     let end = sim.duration();
     sim.run_until(end);
     let hists = sim.histograms();

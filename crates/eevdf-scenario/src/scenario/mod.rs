@@ -618,6 +618,15 @@ impl Scenario {
             .collect()
     }
 
+    /// The simulator's configuration: `sim` with the machine, kernel
+    /// profile, features and preemption model taken from the scenario's
+    /// own fields, so a run never sees a stale copy of them.
+    pub fn sim_config(&self) -> SimConfig {
+        let mut s = self.clone();
+        s.sync_sim();
+        s.sim
+    }
+
     /// Copies `machine` and `features` into `sim` (`nr_cpus`, `profile`,
     /// `features`), after direct edits of the public fields.
     pub fn sync_sim(&mut self) {

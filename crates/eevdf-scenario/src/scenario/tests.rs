@@ -444,7 +444,7 @@ fn the_qemu_icount_machine_brings_measured_costs() {
         "machine qemu-icount\nduration 50ms\ntask ct kind=timer period=1ms run=10us",
     ))
     .unwrap();
-    let r = eevdf_sim::simulate(s.sim.clone());
+    let r = eevdf_sim::simulate(s.sim_config());
     assert!(r.sim_ns > 0);
 }
 
@@ -460,7 +460,7 @@ fn costs_sleep_key() {
     assert_eq!(s.sim.costs.sleep_ns, 5_390);
     assert!(s.to_text().contains("\ncosts switch=5us sleep=5390ns\n"));
     assert_eq!(Scenario::parse(&s.to_text()).unwrap(), s);
-    let cpu = |sc: &Scenario| eevdf_sim::simulate(sc.sim.clone()).by_name[0].cpu_ns;
+    let cpu = |sc: &Scenario| eevdf_sim::simulate(sc.sim_config()).by_name[0].cpu_ns;
     let mut none = s.clone();
     none.set("costs.sleep=0").unwrap();
     assert!(!none.to_text().contains("sleep="));
@@ -845,4 +845,18 @@ fn features_wrap_at_72_columns() {
         assert!(w[0].len() + 1 + next.len() > MAX_COLUMNS);
     }
     assert_eq!(Scenario::parse(&text).unwrap(), s);
+}
+
+/// A run's configuration comes from the scenario's own fields, also
+/// after a direct edit that skipped `sync_sim`.
+#[test]
+fn sim_config_takes_the_machine_and_features_from_the_scenario() {
+    let mut s = Scenario::parse(&wrap("machine smp4\ntask a kind=hog")).unwrap();
+    s.machine = Machine::Smp(2);
+    s.features.set_profile(Profile::V6_12);
+    let c = s.sim_config();
+    assert_eq!((c.nr_cpus, c.profile), (2, Profile::V6_12));
+    assert_eq!(c.features, s.features.features);
+    assert_eq!(c.preempt, PreemptModel::for_profile(Profile::V6_12));
+    assert_eq!(s.sim.nr_cpus, 4, "the field itself stays as it was");
 }
