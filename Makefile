@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-driver eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -37,7 +37,7 @@ setup-kernel:
 serve: setup
 	trunk serve
 
-test: setup-kernel fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e test-kernel
+test: setup-kernel fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e sweep-parallel test-kernel
 	@echo "all checks passed"
 
 fmt:
@@ -73,6 +73,11 @@ build-web:
 e2e:
 	cargo build --release --locked -p eevdf-cli
 	./tests/e2e/run.sh
+
+# The README's GNU parallel recipe for sharded sweeps, run for real.
+sweep-parallel:
+	cargo build --release --locked -p eevdf-cli
+	./tests/sweep-parallel.sh
 
 # Page against CLI wall time for every preset (CI runs four).
 budgets:

@@ -21,7 +21,7 @@ rustup target list --installed | grep -qx wasm32-unknown-unknown \
 
 # `setup.sh --kernel` (make test) adds what real-kernel mode needs:
 # QEMU, and dpkg-deb/apt for `eevdf kernel fetch` (in the base image).
-pkgs=(chromium chromium-driver)
+pkgs=(chromium chromium-driver parallel)
 [ "${1:-}" = "--kernel" ] && pkgs+=(qemu-system-x86)
 need=()
 for p in "${pkgs[@]}"; do

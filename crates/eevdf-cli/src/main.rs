@@ -8,6 +8,8 @@
 
 mod kernel;
 mod out;
+mod plot;
+mod sweep;
 
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
@@ -171,6 +173,10 @@ enum Command {
         #[command(subcommand)]
         what: kernel::KernelCmd,
     },
+    /// Run a scenario over a grid of axis values (`--vary`, `--features-axis`,
+    /// `--machine`, `--seeds`) on every core: JSON lines, a summary table
+    /// or a chart. `--shard I/N` runs a part; `eevdf sweep merge` joins.
+    Sweep(sweep::SweepArgs),
     /// Ideal long-run CPU shares of always-runnable tasks at the given nice levels.
     Shares {
         /// Nice levels, -20..=19.
@@ -781,6 +787,7 @@ fn main() -> ExitCode {
                 &over,
             ),
         },
+        Command::Sweep(args) => sweep::sweep(args),
         Command::Presets { name: None } => {
             for p in presets::PRESETS {
                 outln!("{:<21} {}", p.name, p.title);

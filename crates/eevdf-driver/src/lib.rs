@@ -14,6 +14,7 @@ pub mod input;
 pub mod live;
 pub mod moment;
 pub mod share;
+pub mod sweep;
 pub mod teach;
 pub mod timeline;
 pub mod tours;

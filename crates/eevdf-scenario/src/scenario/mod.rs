@@ -684,6 +684,11 @@ use task_keys::*;
 pub use directives::{directive, Directive, SubKey, COST_KEYS, DIRECTIVES, SYSCTL_KEYS};
 pub use task_keys::{key_of, keys_for, task_kvs, TaskKey, TASK_KEYS};
 
+/// A duration as the format writes them (`20us`, `2.8ms`, `1s`), in ns.
+pub fn duration_ns(text: &str) -> Option<Nanos> {
+    parse_duration(text).ok()
+}
+
 /// `docs/scenario-keys.md`: the directive and task key tables.
 pub fn reference() -> String {
     format!("{}\n{}", directive_reference(), task_reference())

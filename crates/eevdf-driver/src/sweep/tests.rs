@@ -1,0 +1,151 @@
+//! Sweeps: the grid's order, shards that partition it, merge equal to
+//! the unsharded output byte for byte, skipped cells, the summary.
+
+use super::*;
+
+fn base() -> Scenario {
+    let text = "eevdf-scenario v1\nmachine smp2\nduration 200ms\n\
+                task ct kind=timer period=1ms\ntask hog kind=hog count=2\nend\n";
+    Scenario::parse(text).unwrap()
+}
+
+fn grid(axes: Vec<Axis>) -> Grid {
+    Grid::new(base(), axes).unwrap()
+}
+
+fn axes() -> Vec<Axis> {
+    vec![
+        Axis::Set {
+            key: "task.hog.slice".into(),
+            values: vec!["1ms".into(), "8ms".into()],
+        },
+        Axis::Features(vec!["PREEMPT_SHORT".into(), "NO_PREEMPT_SHORT".into()]),
+        Axis::Seeds(vec![1, 2, 3]),
+    ]
+}
+
+fn run_all(g: &Grid, cells: &[usize]) -> String {
+    cells.iter().map(|&i| g.run_cell(i, &mut |_| {})).collect()
+}
+
+#[test]
+fn cells_are_every_combination_last_axis_fastest() {
+    let g = grid(axes());
+    assert_eq!(g.cells(), 12);
+    let v = |i| g.values(i).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+    assert_eq!(v(0), ["1ms", "PREEMPT_SHORT", "1"]);
+    assert_eq!(v(1), ["1ms", "PREEMPT_SHORT", "2"]);
+    assert_eq!(v(3), ["1ms", "NO_PREEMPT_SHORT", "1"]);
+    assert_eq!(v(11), ["8ms", "NO_PREEMPT_SHORT", "3"]);
+    let sc = g.scenario(11).unwrap();
+    assert_eq!(sc.sim.seed, 3);
+    assert_eq!(sc.sim.tasks[1].slice_ns, Some(8_000_000));
+    assert!(!sc.features.features.preempt_short);
+}
+
+#[test]
+fn shards_partition_the_grid() {
+    let g = grid(axes());
+    for n in 1..=13 {
+        let mut all: Vec<usize> = (0..n).flat_map(|i| g.shard(i, n)).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..12).collect::<Vec<_>>(), "{n} shards");
+    }
+}
+
+#[test]
+fn merged_shards_are_the_unsharded_output_byte_for_byte() {
+    let g = grid(axes());
+    let whole = run_all(&g, &g.shard(0, 1));
+    let shards: Vec<String> = (0..3).rev().map(|i| run_all(&g, &g.shard(i, 3))).collect();
+    assert_eq!(merge(&shards).unwrap(), whole);
+    // Every line reads back, in cell order, with its result.
+    for (n, l) in whole.lines().enumerate() {
+        let l = read_line(n + 1, l).unwrap();
+        assert_eq!((l.cell, l.cells, l.grid.as_str()), (n, 12, g.id()));
+        assert!(l.result.is_some() && l.skipped.is_none());
+    }
+    let missing = merge(&shards[..2]).unwrap_err();
+    assert!(missing.contains("4 of 12 cells missing"), "{missing}");
+    let twice = merge(&[shards[0].clone(), shards[0].clone()]).unwrap_err();
+    assert!(twice.contains("appears twice"), "{twice}");
+    let other = grid(axes()[1..].to_vec());
+    let mixed = merge(&[whole, run_all(&other, &[0])]).unwrap_err();
+    assert!(mixed.contains("merge the shards of one sweep"), "{mixed}");
+}
+
+#[test]
+fn a_combination_that_cannot_run_is_marked_not_dropped() {
+    let g = grid(vec![
+        Axis::Machine(vec!["smp2".into(), "smp4".into()]),
+        Axis::Set {
+            key: "task.ct.cpus".into(),
+            values: vec!["1".into(), "3".into()],
+        },
+    ]);
+    let out = run_all(&g, &g.shard(0, 1));
+    let lines: Vec<Line> = out
+        .lines()
+        .enumerate()
+        .map(|(n, l)| read_line(n + 1, l).unwrap())
+        .collect();
+    let skipped: Vec<usize> = lines
+        .iter()
+        .filter(|l| l.skipped.is_some())
+        .map(|l| l.cell)
+        .collect();
+    assert_eq!(skipped, [1], "smp2 has no CPU 3");
+    assert!(summary(&lines, "p99").contains("1 cells skipped"));
+}
+
+#[test]
+fn bad_grids_are_refused_before_running() {
+    let too_big = Grid::new(base(), vec![Axis::Seeds((0..5000).collect())]).unwrap_err();
+    assert!(too_big.contains("over 4096"), "{too_big}");
+    let bad = Grid::new(
+        base(),
+        vec![Axis::Set {
+            key: "task.hog.slice".into(),
+            values: vec!["1ms".into(), "8".into()],
+        }],
+    )
+    .unwrap_err();
+    assert!(bad.starts_with("task.hog.slice = 8:"), "{bad}");
+    let twice = Grid::new(base(), vec![Axis::Seeds(vec![1]), Axis::Seeds(vec![2])]);
+    assert!(twice.unwrap_err().contains("given twice"));
+    assert_eq!(parse_seeds("1..3").unwrap(), [1, 2, 3]);
+    assert_eq!(parse_seeds("4,2").unwrap(), [4, 2]);
+    assert!(parse_seeds("3..1").is_err() && parse_seeds("x").is_err());
+    assert!(parse_values("a,,b").is_err());
+}
+
+#[test]
+fn the_summary_gives_medians_and_ranges_over_seeds() {
+    let g = grid(axes());
+    let out = run_all(&g, &g.shard(0, 1));
+    let lines: Vec<Line> = out
+        .lines()
+        .enumerate()
+        .map(|(n, l)| read_line(n + 1, l).unwrap())
+        .collect();
+    let t = summary(&lines, "p99");
+    let rows: Vec<&str> = t.lines().collect();
+    assert!(rows[0].starts_with("task.hog.slice  features"), "{t}");
+    assert_eq!(rows.len(), 1 + 4, "{t}");
+    // Each row's median lies within its range, from three runs.
+    for r in &rows[1..] {
+        let cols: Vec<&str> = r.split_whitespace().collect();
+        let n: Vec<f64> = cols[cols.len() - 3..]
+            .iter()
+            .map(|c| c.parse().unwrap())
+            .collect();
+        assert_eq!(cols[cols.len() - 4], "3", "{r}");
+        assert!(n[1] <= n[0] && n[0] <= n[2], "{r}");
+    }
+    let (x, s) = series(&lines, "ct", "p99").unwrap();
+    assert_eq!(x, "task.hog.slice (ms)");
+    assert_eq!(s.len(), 2);
+    assert_eq!(s[0].label, "features=PREEMPT_SHORT");
+    let xs: Vec<f64> = s[0].points.iter().map(|p| p.x).collect();
+    assert_eq!(xs, [1.0, 8.0]);
+}
