@@ -186,9 +186,9 @@ fn run_cells(grid: &Grid, cells: &[usize], jobs: Option<usize>) -> Result<String
 fn merge(files: &[String], show_args: &Show) -> Result<(), BadInput> {
     let mut texts = Vec::new();
     for f in files {
-        // A grid's lines are about 2 KB a cell.
-        let limit = 64 * 1024 * sweep::MAX_CELLS as u64;
-        let (_, t) = crate::read_bounded(f, limit, "a sweep's JSON lines")?;
+        // A cell's line is 1-20 KB (its result lists every thread).
+        let limit = 16 * 1024 * sweep::MAX_CELLS as u64;
+        let (_, t) = crate::read_bounded(f, limit, "a shard's output is one JSON line per cell")?;
         texts.push(t);
     }
     let text = sweep::merge(&texts).map_err(|e| BadInput(format!("merge: {e}")))?;

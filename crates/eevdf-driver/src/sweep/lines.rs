@@ -72,6 +72,12 @@ pub fn read_line(n: usize, text: &str) -> Result<Line, String> {
             .ok_or_else(|| bad(&format!("no `{k}`")))
     };
     let (cell, cells) = (int("cell")?, int("cells")?);
+    if cells > super::MAX_CELLS {
+        return Err(bad(&format!(
+            "a {cells}-cell grid; a sweep has at most {}",
+            super::MAX_CELLS
+        )));
+    }
     if cell >= cells {
         return Err(bad(&format!("cell {cell} of a {cells}-cell grid")));
     }

@@ -149,3 +149,49 @@ fn the_summary_gives_medians_and_ranges_over_seeds() {
     let xs: Vec<f64> = s[0].points.iter().map(|p| p.x).collect();
     assert_eq!(xs, [1.0, 8.0]);
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn a_line() -> String {
+        let g = grid(vec![Axis::Seeds(vec![1, 2])]);
+        g.run_cell(0, &mut |_| {})
+    }
+
+    /// A line's `cells` sizes merge's table: a forged count is refused,
+    /// not allocated.
+    #[test]
+    fn a_forged_cell_count_is_refused() {
+        let line = a_line().replace("\"cells\":2", "\"cells\":18446744073709551615");
+        let e = merge(&[line]).unwrap_err();
+        assert!(e.contains("at most 4096"), "{e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Merge reads shards from anywhere: any text is lines or an
+        /// error, never a panic.
+        #[test]
+        fn merge_never_panics_on_arbitrary_text(t in "\\PC{0,400}") {
+            let _ = merge(&[t]);
+        }
+
+        /// A real line cut, spliced or with a byte changed is read or
+        /// refused, never a panic, and a cell index is always in range.
+        #[test]
+        fn damaged_lines_are_read_or_refused(cut in 0usize..4000, at in 0usize..4000, b in any::<u8>()) {
+            let line = a_line();
+            let mut bytes = line.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = b;
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Ok(l) = read_line(1, text.trim_end()) {
+                prop_assert!(l.cell < l.cells);
+            }
+            let _ = merge(&[text]);
+        }
+    }
+}
