@@ -26,7 +26,7 @@ pub fn directive_main(args: &[String]) -> i32 {
         let (_, sc) = run::load(Path::new(path))?;
         let opts = child_opts(mode, path);
         Ok(workload::run_directive(
-            &sc.sim,
+            &sc.sim_config(),
             d,
             &opts,
             &mut StdioHandshake,
@@ -50,7 +50,7 @@ pub fn member_main(args: &[String]) -> i32 {
         let (_, sc) = run::load(Path::new(path))?;
         let opts = child_opts(mode, path);
         Ok(workload::run_member(
-            &sc.sim,
+            &sc.sim_config(),
             d,
             i,
             fds,

@@ -215,7 +215,7 @@ mod tests {
     #[test]
     fn names_roles_and_order_are_the_simulators() {
         let sc = Scenario::parse(ALL_KINDS).unwrap();
-        let p = plan(&sc.sim).unwrap();
+        let p = plan(&sc.sim_config()).unwrap();
         let res = Sim::new(sc.sim_config()).finish(0);
         assert_eq!(p.len(), res.tasks.len());
         for (a, b) in p.iter().zip(&res.tasks) {
@@ -241,7 +241,7 @@ mod tests {
         for seed in 1..=8 {
             let mut sc = Scenario::parse(text).unwrap();
             sc.set(&format!("seed={seed}")).unwrap();
-            let (tick, phase) = tick_phase_ns(&sc.sim);
+            let (tick, phase) = tick_phase_ns(&sc.sim_config());
             assert_eq!(tick, 4_000_000);
             let drawn = eevdf_sim::simulate(sc.sim_config());
             let mut given = sc.sim_config();
@@ -266,7 +266,7 @@ mod tests {
             .replace("sleep=9ms", "sleep=9ms slack=0ns")
             .replace("period=7ms", "period=7ms slack=0ns");
         let sc = Scenario::parse(&text).unwrap();
-        let p = plan(&sc.sim).unwrap();
+        let p = plan(&sc.sim_config()).unwrap();
         let mut sim = Sim::new(sc.sim_config());
         sim.record_trace();
         sim.run_until(30_000_000);
@@ -291,9 +291,9 @@ mod tests {
     fn bounds_are_refused() {
         let big = "eevdf-scenario v1\ntask a count=4096 kind=hog\ntask b kind=hog\nend\n";
         let sc = Scenario::parse(big).unwrap();
-        assert!(plan(&sc.sim).unwrap_err().contains("4097 threads"));
+        assert!(plan(&sc.sim_config()).unwrap_err().contains("4097 threads"));
         let mut sc = Scenario::parse(ALL_KINDS).unwrap();
         sc.sim.duration_ns = MAX_DURATION_NS + 1;
-        assert!(plan(&sc.sim).unwrap_err().contains("one hour"));
+        assert!(plan(&sc.sim_config()).unwrap_err().contains("one hour"));
     }
 }

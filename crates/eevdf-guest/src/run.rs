@@ -102,7 +102,7 @@ pub fn run_scenario(
     deadline: Option<&dyn Deadline>,
 ) -> Result<Option<Capture>, String> {
     let (text, sc) = load(scenario_path)?;
-    let threads = plan::plan(&sc.sim)?.len() as u64;
+    let threads = plan::plan(&sc.sim_config())?.len() as u64;
     if let Some(d) = deadline {
         d.set(clock::now().saturating_add(120_000_000_000 + threads * 50_000_000));
     }
@@ -128,7 +128,7 @@ pub fn run_scenario(
         }
         _ => None,
     };
-    let mut peers = start_directives(&sc.sim, mode, scenario_path, exe)?;
+    let mut peers = start_directives(&sc.sim_config(), mode, scenario_path, exe)?;
     if guest {
         if let Err(e) = settle() {
             report.warnings.push(e);
@@ -138,7 +138,7 @@ pub fn run_scenario(
     let sample = SAMPLE_NS + threads * SAMPLE_PER_THREAD_NS;
     let mut w = Window::after(lead, sc.sim.duration_ns)?;
     w.collect = w.t1.saturating_add(sample);
-    let (tick, phase) = plan::tick_phase_ns(&sc.sim);
+    let (tick, phase) = plan::tick_phase_ns(&sc.sim_config());
     w.align_first_tick(tick, phase);
     if let Some(d) = deadline {
         d.set(

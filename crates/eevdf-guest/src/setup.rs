@@ -108,7 +108,7 @@ pub fn configure_kernel(sc: &Scenario, text: &str, report: &mut GuestReport) -> 
     }
     let preempt_path = format!("{DEBUG_SCHED}/preempt");
     if has_directive(text, "preempt") {
-        let model = sc.sim.preempt.name();
+        let model = sc.preempt_model().name();
         let listed = read(&preempt_path)
             .map_err(|e| format!("cannot set preempt {model}: {e} (no dynamic preemption?)"))?;
         let (models, _) = parse_preempt(&listed);

@@ -67,7 +67,7 @@ fn run_busy(name: &str, body: &str) -> (GuestReport, bool) {
         duration_ns: sc.sim.duration_ns,
     };
     let before = busy();
-    let r = run_directive(&sc.sim, 0, &opts, &mut hs);
+    let r = run_directive(&sc.sim_config(), 0, &opts, &mut hs);
     let busy = host_was_busy(before, sc.sim.duration_ns);
     let _ = std::fs::remove_file(&path);
     assert_eq!(r.error, None, "{r:?}");

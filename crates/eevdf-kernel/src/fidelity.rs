@@ -277,7 +277,7 @@ impl Reference {
             .map_err(|e| e.to_string())?;
         // The kernel ticks every CPU at CPU 0's phase (the guest puts it
         // there); a one-CPU row is unchanged.
-        sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim));
+        sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
         Ok(sc)
     }
 }
@@ -745,7 +745,7 @@ mod tests {
                 let t = scenario_text(r, v);
                 let sc =
                     Scenario::parse(&t).unwrap_or_else(|e| panic!("{}/{}: {e}", r.name, v.name));
-                assert_eq!(sc.sim.nr_cpus, 1);
+                assert_eq!(sc.machine.nr_cpus(), 1);
                 assert_eq!(sc.sim.tasks[0].name, JUDGED);
                 assert_eq!(sc.sim.tasks[0].slice_ns.is_none(), v.equal_slices);
                 if v.equal_slices {

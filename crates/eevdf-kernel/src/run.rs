@@ -138,11 +138,11 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
         None => w.push(format!("{}: no kernel config, HZ unknown", image.release)),
         _ => {}
     }
-    if sc.sim.nr_cpus > 1 {
+    if sc.machine.nr_cpus() > 1 {
         w.push(format!(
             "{} CPUs under -icount: QEMU runs the vCPUs one after another, so cross-CPU \
              wakeups wait for the target vCPU's turn; one CPU is the clean reference",
-            sc.sim.nr_cpus
+            sc.machine.nr_cpus()
         ));
     }
     w
@@ -173,7 +173,7 @@ fn thread_count(sc: &Scenario) -> u64 {
 /// 6.12 took over 200 s for a 2 s window on a loaded host).
 fn default_timeout(sc: &Scenario) -> Duration {
     let guest_s = sc.sim.duration_ns.div_ceil(1_000_000_000);
-    let cpus = u64::from(sc.sim.nr_cpus.max(1));
+    let cpus = u64::from(sc.machine.nr_cpus().max(1));
     Duration::from_secs(180 + guest_s * 60 * cpus + thread_count(sc) / 10)
 }
 
@@ -217,7 +217,7 @@ pub fn run(
     let timeout = opts.timeout.unwrap_or_else(|| default_timeout(sc));
     let serial = boot(
         &initrd,
-        sc.sim.nr_cpus.max(1),
+        sc.machine.nr_cpus().max(1),
         image,
         opts,
         timeout,

@@ -60,7 +60,6 @@ pub fn apply(sc: &mut Scenario, text: &str) -> Result<Vec<String>, ParseError> {
                     ));
                 }
                 sc.features = fs;
-                sc.sync_sim();
             }
             "base_slice_ns" | "migration_cost_ns" => set(sc, format!("sysctl.{name}={value}"))?,
             "preempt" => {

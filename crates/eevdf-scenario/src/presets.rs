@@ -563,7 +563,7 @@ mod tests {
         let get = |n: &str| Scenario::parse(preset(n).unwrap().text).unwrap();
         let d = get("default");
         assert_eq!(d.machine, Machine::Smp(4));
-        assert_eq!((d.sim.hz, d.sim.nr_cpus), (250, 4));
+        assert_eq!((d.sim.hz, d.machine.nr_cpus()), (250, 4));
         let ct = &d.sim.tasks[0];
         assert_eq!(
             ct.workload,
@@ -576,7 +576,7 @@ mod tests {
         assert_eq!(d.sim.tasks[1].count, 4);
 
         let t = get("two-tasks");
-        assert_eq!((t.sim.nr_cpus, t.sim.hz), (1, 1000));
+        assert_eq!((t.machine.nr_cpus(), t.sim.hz), (1, 1000));
         assert_eq!(t.sim.duration_ns, 2_000_000_000);
         assert_eq!(
             t.sim.tasks.iter().map(|t| t.nice).collect::<Vec<_>>(),
@@ -584,11 +584,11 @@ mod tests {
         );
 
         let p = get("preempt-short");
-        assert_eq!(p.sim.nr_cpus, 1);
+        assert_eq!(p.machine.nr_cpus(), 1);
         assert_eq!(p.sim.tasks[1].slice_ns, Some(16_000_000));
 
         let h = get("hackbench-1g");
-        assert_eq!(h.sim.nr_cpus, 8);
+        assert_eq!(h.machine.nr_cpus(), 8);
         assert!(matches!(
             h.sim.tasks[1].workload,
             Workload::Hackbench {

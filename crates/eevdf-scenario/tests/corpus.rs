@@ -166,7 +166,7 @@ fn engine_0_1_preset_links_keep_their_preemption_model() {
         .unwrap();
         let want = now.preempt.unwrap_or(eevdf_sim::PreemptModel::Full);
         assert_eq!(sc.preempt, Some(want), "{name}");
-        assert_eq!(sc.sim.preempt, want, "{name}");
+        assert_eq!(sc.preempt_model(), want, "{name}");
         n += 1;
     }
     assert!(n >= 20, "{n} engine 0.1 preset links");

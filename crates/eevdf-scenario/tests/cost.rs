@@ -13,7 +13,7 @@ fn the_estimate_is_within_3x_of_every_preset() {
         let mut sc = Scenario::parse(p.text).unwrap();
         // A second is enough to measure a rate; the estimate scales.
         sc.set("duration=1s").unwrap();
-        let cost = Cost::of(&sc.sim, sc.machine.nr_cpus());
+        let cost = Cost::of(&sc.sim_config(), sc.machine.nr_cpus());
         let r = eevdf_sim::simulate(sc.sim_config());
         assert!(r.partial.is_none(), "{}: stopped early", p.name);
         let ratio = cost.events as f64 / r.events.max(1) as f64;

@@ -13,8 +13,8 @@ fn presets_load_override_and_print() {
     s.apply_features("NO_RUN_TO_PARITY,PS_SET_NEXT_BUDDY")
         .unwrap();
     assert_eq!(s.machine, Machine::Smp(8));
-    assert_eq!(s.sim.nr_cpus, 8);
-    assert!(!s.sim.features.run_to_parity);
+    assert_eq!(s.machine.nr_cpus(), 8);
+    assert!(!s.features.features.run_to_parity);
     let text = s.to_text();
     assert!(text.contains("\nfeatures NO_RUN_TO_PARITY PS_SET_NEXT_BUDDY\n"));
     assert!(text.lines().all(|l| l.chars().count() <= MAX_COLUMNS));
@@ -35,5 +35,5 @@ fn errors_display_position_message_and_hint() {
 #[test]
 fn byte_order_mark_and_crlf_are_accepted() {
     let text = "\u{feff}eevdf-scenario v1\r\nmachine smp2\r\nend\r\n";
-    assert_eq!(Scenario::parse(text).unwrap().sim.nr_cpus, 2);
+    assert_eq!(Scenario::parse(text).unwrap().machine.nr_cpus(), 2);
 }

@@ -248,7 +248,7 @@ pub fn features_pane(p: &Props) -> Html {
                 <label>{ "Preemption " }
                     <select onchange={select("preempt")} data-testid="preempt">
                         { for PreemptModel::ALL.iter().map(|m| html! {
-                            <option value={m.name()} selected={*m == sc.sim.preempt}>{ m.name() }</option>
+                            <option value={m.name()} selected={*m == sc.preempt_model()}>{ m.name() }</option>
                         }) }
                     </select>
                 </label>

@@ -390,7 +390,6 @@ impl Builder {
         if self.sc.preempt.is_none() && engine_before(&self.sc.engine, (0, 2)) {
             self.sc.preempt = Some(PreemptModel::Full);
         }
-        self.sc.sync_sim();
         let d = self.sc.machine.default_costs();
         let [switch, wake, migrate, sleep] = self.explicit_costs;
         self.sc.sim.costs = Costs {
@@ -490,7 +489,7 @@ impl Builder {
                 ));
             }
         }
-        let cost = Cost::of(&self.sc.sim, nr);
+        let cost = Cost::of(&self.sc.sim_config(), nr);
         if cost.events > MAX_EVENTS {
             let line = self
                 .seen

@@ -224,11 +224,44 @@ impl fmt::Display for Machine {
     }
 }
 
+/// What a scenario sets of a run besides the machine, the kernel
+/// profile, the features and the preemption model, which [`Scenario`]
+/// holds in fields of its own: the rest of `SimConfig`, field for field,
+/// so nothing is held twice. [`Scenario::sim_config`] joins them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunSpec {
+    pub hz: u32,
+    pub sysctl: eevdf_sim::Sysctl,
+    pub costs: Costs,
+    pub seed: u64,
+    pub duration_ns: Nanos,
+    pub warmup_ns: Nanos,
+    pub groups: Vec<GroupSpec>,
+    pub tasks: Vec<TaskSpec>,
+    pub tick_phase_ns: Option<Nanos>,
+    pub max_events: Option<u64>,
+}
+
+impl Default for RunSpec {
+    /// `SimConfig`'s defaults.
+    fn default() -> Self {
+        let c = SimConfig::default();
+        RunSpec {
+            hz: c.hz,
+            sysctl: c.sysctl,
+            costs: c.costs,
+            seed: c.seed,
+            duration_ns: c.duration_ns,
+            warmup_ns: c.warmup_ns,
+            groups: c.groups,
+            tasks: c.tasks,
+            tick_phase_ns: c.tick_phase_ns,
+            max_events: c.max_events,
+        }
+    }
+}
+
 /// A parsed scenario: the simulation plus what the text needs besides it.
-///
-/// `sim.nr_cpus`, `sim.profile` and `sim.features` mirror `machine`,
-/// `features.profile` and `features.features`; every method keeps them in
-/// sync, and [`Scenario::sync_sim`] does it after direct edits.
 ///
 /// Equality is semantic: the feature sets compare by profile, effective
 /// values and not-modelled names, not by the history of applied tokens,
@@ -241,7 +274,7 @@ pub struct Scenario {
     /// An explicit `preempt` line; without one the kernel profile's model
     /// applies ([`PreemptModel::for_profile`]).
     pub preempt: Option<PreemptModel>,
-    pub sim: SimConfig,
+    pub sim: RunSpec,
 }
 
 impl PartialEq for Scenario {
@@ -261,15 +294,13 @@ impl Eq for Scenario {}
 impl Default for Scenario {
     /// A uniprocessor v7.1 machine with no tasks and every default.
     fn default() -> Self {
-        let mut s = Scenario {
+        Scenario {
             engine: ENGINE_VERSION.to_string(),
             machine: Machine::default(),
             features: FeatureSet::default(),
             preempt: None,
-            sim: SimConfig::default(),
-        };
-        s.sync_sim();
-        s
+            sim: RunSpec::default(),
+        }
     }
 }
 
@@ -578,7 +609,6 @@ impl Scenario {
             fs.apply(tok).map_err(|e| feature_error(0, col, &e))?;
         }
         self.features = fs;
-        self.sync_sim();
         Ok(())
     }
 
@@ -618,28 +648,38 @@ impl Scenario {
             .collect()
     }
 
-    /// The simulator's configuration: `sim` with the machine, kernel
-    /// profile, features and preemption model taken from the scenario's
-    /// own fields, so a run never sees a stale copy of them.
-    pub fn sim_config(&self) -> SimConfig {
-        let mut s = self.clone();
-        s.sync_sim();
-        s.sim
+    /// The preemption model a run uses: the `preempt` line's, else the
+    /// kernel profile's.
+    pub fn preempt_model(&self) -> PreemptModel {
+        self.preempt
+            .unwrap_or_else(|| PreemptModel::for_profile(self.features.profile))
     }
 
-    /// Copies `machine` and `features` into `sim` (`nr_cpus`, `profile`,
-    /// `features`), after direct edits of the public fields.
-    pub fn sync_sim(&mut self) {
-        self.sim.nr_cpus = self.machine.nr_cpus();
-        self.sim.machine = match &self.machine {
-            Machine::Smp(_) => None,
-            m => Some(m.spec()),
-        };
-        self.sim.profile = self.features.profile;
-        self.sim.features = self.features.features;
-        self.sim.preempt = self
-            .preempt
-            .unwrap_or_else(|| PreemptModel::for_profile(self.features.profile));
+    /// The simulator's configuration, built in this one place from the
+    /// scenario's fields: the machine, kernel profile, features and
+    /// preemption model from their own, the rest from `sim`.
+    pub fn sim_config(&self) -> SimConfig {
+        let r = &self.sim;
+        SimConfig {
+            nr_cpus: self.machine.nr_cpus(),
+            machine: match &self.machine {
+                Machine::Smp(_) => None,
+                m => Some(m.spec()),
+            },
+            profile: self.features.profile,
+            features: self.features.features,
+            preempt: self.preempt_model(),
+            hz: r.hz,
+            sysctl: r.sysctl,
+            costs: r.costs,
+            seed: r.seed,
+            duration_ns: r.duration_ns,
+            warmup_ns: r.warmup_ns,
+            groups: r.groups.clone(),
+            tasks: r.tasks.clone(),
+            tick_phase_ns: r.tick_phase_ns,
+            max_events: r.max_events,
+        }
     }
 
     /// Checks that [`Scenario::to_text`] parses back to this scenario
@@ -654,7 +694,7 @@ impl Scenario {
             1,
             1,
             "the scenario does not survive printing and parsing",
-            "keep `sim` in sync with `machine` and `features` (Scenario::sync_sim)",
+            "set only what the text can say (Scenario::to_text)",
         ))
     }
 }

@@ -100,7 +100,7 @@ fn warmup_must_leave_something_to_measure() {
 #[test]
 fn example_parses_to_the_expected_config() {
     let s = Scenario::parse(EXAMPLE).unwrap();
-    let sim = &s.sim;
+    let sim = &s.sim_config();
     assert_eq!(s.engine, "0.1");
     assert_eq!(s.machine, Machine::Smp(4));
     assert_eq!(sim.nr_cpus, 4);
@@ -187,7 +187,7 @@ fn defaults_and_leniency() {
     assert_eq!(s, Scenario::default());
     assert_eq!(s.engine, ENGINE_VERSION);
     assert_eq!(s.machine, Machine::Smp(1));
-    let sim = &s.sim;
+    let sim = &s.sim_config();
     assert_eq!((sim.nr_cpus, sim.hz, sim.seed), (1, 250, 1));
     // No `preempt` line: the default profile's model.
     assert_eq!((sim.duration_ns, sim.preempt), (10 * S, PreemptModel::Lazy));
@@ -205,7 +205,7 @@ fn defaults_and_leniency() {
     ))
     .unwrap();
     assert_eq!(s.sim.tasks[0].cpus, Some(vec![0, 1, 2, 7]));
-    assert_eq!(s.sim.features.nb_mode, NbMode::Mainline);
+    assert_eq!(s.features.features.nb_mode, NbMode::Mainline);
     assert_eq!(s.features.profile, Profile::V6_19Rc1);
     assert!(s.to_text().contains("\nkernel v6.19-rc1\n"));
     assert!(s.to_text().contains("cpus=0-2,7"));
@@ -229,7 +229,7 @@ fn every_key_round_trips() {
          task i kind=hog policy=idle cpus=15 group=/b count=4096 slice=0.1ms",
     );
     let s = Scenario::parse(&text).unwrap();
-    let sim = &s.sim;
+    let sim = &s.sim_config();
     assert_eq!((sim.nr_cpus, sim.hz, sim.seed), (16, 1000, u64::MAX));
     assert_eq!(sim.duration_ns, 1_500 * MS);
     assert_eq!(sim.preempt, PreemptModel::Lazy);
@@ -380,7 +380,7 @@ fn durations() {
 fn the_qemu_icount_machine_brings_measured_costs() {
     use eevdf_sim::topology::QEMU_ICOUNT_COSTS as Q;
     let s = Scenario::parse(&wrap("machine qemu-icount\ntask a kind=hog")).unwrap();
-    assert_eq!((s.machine.nr_cpus(), s.sim.nr_cpus), (1, 1));
+    assert_eq!((s.machine.nr_cpus(), s.machine.nr_cpus()), (1, 1));
     assert_eq!(s.machine.default_costs(), Q);
     assert_eq!(s.sim.costs, Q, "the machine's costs apply");
     let text = s.to_text();
@@ -728,7 +728,7 @@ fn set_replaces_directives() {
     s.set("costs.switch=1us").unwrap();
     s.set("costs=wake=0 migrate=1us").unwrap();
     s.set("features=NEXT_BUDDY,TTWU_QUEUE").unwrap();
-    let sim = &s.sim;
+    let sim = &s.sim_config();
     assert_eq!((sim.hz, sim.seed, sim.nr_cpus), (1000, 42, 8));
     assert_eq!(s.machine, Machine::Smp(8));
     assert_eq!(sim.duration_ns, 500 * MS);
@@ -746,10 +746,10 @@ fn set_replaces_directives() {
     // Re-basing keeps the tokens: NO_RUN_TO_PARITY survives a new
     // kernel, NEXT_BUDDY becomes the default of 6.19-rc1.
     s.set("kernel=v6.19-rc1").unwrap();
-    assert_eq!(s.sim.profile, Profile::V6_19Rc1);
-    assert_eq!(s.sim.features, s.features.features);
-    assert!(!s.sim.features.run_to_parity && s.sim.features.next_buddy);
-    assert_eq!(s.sim.features.nb_mode, NbMode::MelV5);
+    assert_eq!(s.features.profile, Profile::V6_19Rc1);
+    assert_eq!(s.features.features, s.features.features);
+    assert!(!s.features.features.run_to_parity && s.features.features.next_buddy);
+    assert_eq!(s.features.features.nb_mode, NbMode::MelV5);
     assert_eq!(
         s.features.canonical_tokens(),
         ["NO_RUN_TO_PARITY", "PS_SET_NEXT_BUDDY", "TTWU_QUEUE"]
@@ -803,8 +803,8 @@ fn apply_features_over_the_scenario() {
     let mut s = Scenario::parse(EXAMPLE).unwrap();
     s.apply_features("RUN_TO_PARITY, NO_PLACE_LAG\nLAG_CLAMP=2slice_tick ")
         .unwrap();
-    assert!(s.sim.features.run_to_parity && !s.sim.features.place_lag);
-    assert_eq!(s.sim.features, s.features.features);
+    assert!(s.features.features.run_to_parity && !s.features.features.place_lag);
+    assert_eq!(s.features.features, s.features.features);
     assert_eq!(
         s.features.canonical_tokens(),
         ["NO_PLACE_LAG", "PS_SET_NEXT_BUDDY", "LAG_CLAMP=2slice_tick"]
@@ -847,8 +847,8 @@ fn features_wrap_at_72_columns() {
     assert_eq!(Scenario::parse(&text).unwrap(), s);
 }
 
-/// A run's configuration comes from the scenario's own fields, also
-/// after a direct edit that skipped `sync_sim`.
+/// A run's configuration is built from the scenario's fields, also
+/// after a direct edit of them (nothing holds a copy to go stale).
 #[test]
 fn sim_config_takes_the_machine_and_features_from_the_scenario() {
     let mut s = Scenario::parse(&wrap("machine smp4\ntask a kind=hog")).unwrap();
@@ -858,5 +858,4 @@ fn sim_config_takes_the_machine_and_features_from_the_scenario() {
     assert_eq!((c.nr_cpus, c.profile), (2, Profile::V6_12));
     assert_eq!(c.features, s.features.features);
     assert_eq!(c.preempt, PreemptModel::for_profile(Profile::V6_12));
-    assert_eq!(s.sim.nr_cpus, 4, "the field itself stays as it was");
 }
