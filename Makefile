@@ -15,7 +15,7 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-driver eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel sweep-slurm
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
@@ -27,6 +27,7 @@ help:
 	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
 	@echo "docs: scenario-keys (docs/scenario-keys.md from the key tables)"
+	@echo "sweeps: sweep-parallel (GNU parallel recipe, in test), sweep-slurm (one-node Slurm, optional)"
 
 setup:
 	@./scripts/setup.sh
@@ -78,6 +79,12 @@ e2e:
 sweep-parallel:
 	cargo build --release --locked -p eevdf-cli
 	./tests/sweep-parallel.sh
+
+# Optional, not in CI: the Slurm job-array recipe on a one-node Slurm
+# (installs slurm-wlm and munge; daemons live for the test only).
+sweep-slurm:
+	cargo build --release --locked -p eevdf-cli
+	./scripts/sweep-slurm.sh
 
 # Page against CLI wall time for every preset (CI runs four).
 budgets:
