@@ -1,0 +1,154 @@
+//! A thread's bursts: the end of one, blocking, advancing its workload
+//! to the next, sleeping, and waking the workers it asks.
+
+use super::*;
+
+impl Sim {
+    /// The running thread finished its burst: advance its workload.
+    pub(super) fn burst_end(&mut self, cpu: u32, now: Nanos) {
+        self.account_running(cpu, now);
+        let tid = self.cpus[cpu as usize]
+            .curr
+            .expect("burst end on a busy CPU");
+        if self.threads[tid].state == State::Blocking {
+            // Its wakeups are done: now it sleeps.
+            self.block(cpu, tid, now);
+            return;
+        }
+        self.threads[tid].remaining = 0;
+        let next = self.advance(tid, now);
+        match next {
+            Some(burst) => {
+                // Continue running; a pending reschedule is honoured on the
+                // way back to user space, after the wakeups this syscall
+                // does (`honour_resched`).
+                self.threads[tid].remaining = burst;
+                let start = self.start_after_owed(cpu, tid, now);
+                let c = &mut self.cpus[cpu as usize];
+                c.gen += 1;
+                let gen = c.gen;
+                c.run_start = start;
+                c.burst_end = start + wall_for_work(burst, c.capacity);
+                self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+                if self.cpus[cpu as usize].rq.resched.is_some() {
+                    self.honour_resched(cpu, now);
+                }
+            }
+            None if self.threads[tid].owed > 0 => {
+                // The syscall that sleeps first finishes its wakeups, so
+                // its wakees are queued before the pick.
+                self.threads[tid].state = State::Blocking;
+                let start = self.start_after_owed(cpu, tid, now);
+                let c = &mut self.cpus[cpu as usize];
+                c.gen += 1;
+                let gen = c.gen;
+                c.run_start = start;
+                c.burst_end = start;
+                self.q.schedule(start, Ev::BurstEnd { cpu, gen });
+            }
+            None => self.block(cpu, tid, now),
+        }
+    }
+
+    /// `tid`, curr on `cpu`, sleeps: dequeue and schedule.
+    pub(super) fn block(&mut self, cpu: u32, tid: Tid, now: Nanos) {
+        let eid = self.threads[tid].eid;
+        self.pelt_cpu(cpu, now);
+        self.pelt_thread(tid, now);
+        self.threads[tid].state = State::Sleeping;
+        let c = &mut self.cpus[cpu as usize];
+        c.rq.set_clock(now);
+        c.rq.dequeue_task(eid, DequeueFlags::SLEEP);
+        self.update_group_share(cpu, tid, now);
+        self.switch(cpu, now);
+    }
+
+    /// Advances a thread's workload at the end of a burst. Returns the
+    /// next burst to run at once, or `None` if the thread sleeps (its
+    /// wakeup, if timed, is scheduled here).
+    pub(super) fn advance(&mut self, tid: Tid, now: Nanos) -> Option<Nanos> {
+        match &mut self.threads[tid].role {
+            Role::Hog => Some(FOREVER),
+            Role::Timer(t) => {
+                let next = t.next_expiry(now);
+                self.sleep_until(tid, next, now);
+                None
+            }
+            Role::Periodic(p) => {
+                let next = p.next_activation(now);
+                self.sleep_until(tid, next, now);
+                None
+            }
+            &mut Role::Sender { batch, .. } | &mut Role::Receiver { batch, .. } => {
+                self.hackbench_burst_end(tid, batch, now)
+            }
+            Role::Message(m) => {
+                // The burst that ends here was the fan-out: wake them all.
+                let next = m.next_round(now);
+                let workers = std::mem::take(&mut m.workers);
+                self.ask_workers(tid, &workers, now);
+                if let Role::Message(m) = &mut self.threads[tid].role {
+                    m.workers = workers;
+                }
+                self.sleep_until(tid, next, now);
+                None
+            }
+            Role::Worker(w) => {
+                if let Some(asked) = w.serve() {
+                    let directive = self.threads[tid].directive;
+                    self.emit_workload(SimEvent::Request {
+                        ts: now,
+                        directive,
+                        asked,
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// Arms the timer of a thread whose activation ended: it wakes at
+    /// `next` (its nominal time, where latency counts from) plus slack.
+    #[inline]
+    pub(super) fn sleep_until(&mut self, tid: Tid, next: Nanos, now: Nanos) {
+        let t = &mut self.threads[tid];
+        t.wake_stamp = Some(next);
+        let at = next.max(now) + t.slack;
+        self.q.schedule(at, Ev::Timer { tid });
+    }
+
+    /// A schbench message thread on its way to sleep wakes every worker
+    /// that sleeps, each wakeup a `wake` cost later.
+    pub(super) fn ask_workers(&mut self, tid: Tid, workers: &[Tid], now: Nanos) {
+        let wake_cost = self.cfg.costs.wake_ns;
+        let waker = Some(self.threads[tid].cpu);
+        for &w in workers {
+            let t = &mut self.threads[w];
+            if t.state != State::Sleeping {
+                continue;
+            }
+            if let Role::Worker(worker) = &mut t.role {
+                worker.ask(now);
+            }
+            t.state = State::Waking;
+            t.wake_stamp = Some(now);
+            let wake = Ev::Wake {
+                tid: w,
+                sync: false,
+                from_task: true,
+                waker,
+            };
+            self.q.schedule(now + wake_cost, wake);
+        }
+    }
+
+    /// Feeds a workload event to the statistics the result is built
+    /// from, and to any observer that takes them.
+    #[inline]
+    pub(super) fn emit_workload(&mut self, e: SimEvent) {
+        self.stats.take(&e);
+        if self.observers.wants(Interest::WORKLOAD) {
+            self.observers.emit(e);
+        }
+    }
+}
