@@ -706,6 +706,8 @@ fn features_cmd(line: String, profile: String) -> Result<(), BadInput> {
     Ok(())
 }
 
+// One arm per subcommand, each only calling its command (ripgrep's
+// shape): longer than 100 lines, split by nothing but the subcommands.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

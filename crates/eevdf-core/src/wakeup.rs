@@ -177,6 +177,8 @@ impl Rq {
         d
     }
 
+    // Kept whole: it follows check_preempt_wakeup_fair (7.2 fair.c) step
+    // by step, so it reads side by side with the kernel function.
     fn wakeup_preempt_inner(&mut self, p: EntityId, wf: WakeFlags) -> WakeupDecision {
         let f = *self.features();
         let no = |reason| WakeupDecision {

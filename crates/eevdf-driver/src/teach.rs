@@ -289,6 +289,7 @@ impl Teacher {
     }
 
     /// Applies a command and returns the picture afterwards.
+    // One arm per `TeachCmd`, each a few lines: the command table.
     pub fn command(&mut self, cmd: &TeachCmd) -> Result<TeachView, String> {
         self.note = None;
         match cmd {

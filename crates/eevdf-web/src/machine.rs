@@ -113,6 +113,9 @@ fn layout(topo: &Topology) -> Layout {
 }
 
 #[function_component(MachineView)]
+// Over the 100-line limit, not yet split: a Yew function component
+// (its drag state and callbacks share hooks); the editor dialog is its
+// own component already, the palette and CPU cards are next.
 pub fn machine_view(p: &Props) -> Html {
     let drag = use_state(|| None::<Drag>);
     let hover = use_state(|| None::<String>);

@@ -121,6 +121,8 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
 }
 
 #[function_component(TeachingPane)]
+// Over the 100-line limit, not yet split: a Yew function component,
+// most of it the html! of the controls and the SVG axis.
 pub fn teaching_pane(p: &Props) -> Html {
     // (tour index, steps done)
     let tour = use_state(|| None::<(usize, usize)>);

@@ -464,6 +464,7 @@ impl Sim {
         self.events
     }
 
+    // One arm per event kind: the event loop's dispatch, read as a table.
     fn handle(&mut self, now: Nanos, ev: Ev) {
         match ev {
             Ev::Tick(c) => {
