@@ -94,14 +94,16 @@ pub fn sweep(args: SweepArgs) -> Result<(), BadInput> {
         None => (0, 1),
     };
     let cells = grid.shard(index, count);
+    let events = grid.budget(&cells).map_err(BadInput)?;
     errln!(
-        "note: {} of {} runs (grid {}{})",
+        "note: {} of {} runs (grid {}{}), about {} M events",
         cells.len(),
         grid.cells(),
         grid.id(),
         args.shard
             .as_deref()
-            .map_or(String::new(), |s| format!(", shard {s}"))
+            .map_or(String::new(), |s| format!(", shard {s}")),
+        events.div_ceil(1_000_000)
     );
     let text = run_cells(&grid, &cells, args.jobs)?;
     show(&text, &args.show)

@@ -18,6 +18,11 @@ pub use summary::{series, summary, Point, Series, PERCENTILES};
 /// At most this many cells in one grid: each is a whole run.
 pub const MAX_CELLS: usize = 4096;
 
+/// At most this many estimated events (the cost model's, summed over
+/// the cells) in one process: about an hour of every core's time here.
+/// More is for `--shard`.
+pub const MAX_RUN_EVENTS: u64 = 8 * eevdf_sim::cost::MAX_EVENTS;
+
 /// One axis of a sweep and its values, in the order they run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Axis {
@@ -222,6 +227,28 @@ impl Grid {
             a.apply(&mut sc, v)?;
         }
         Ok(sc)
+    }
+
+    /// The cost model's estimate of `cells`' events, summed; refuses
+    /// more than [`MAX_RUN_EVENTS`].
+    pub fn budget(&self, cells: &[usize]) -> Result<u64, String> {
+        let mut events: u64 = 0;
+        for &i in cells {
+            if let Ok(sc) = self.scenario(i) {
+                let cfg = sc.sim_config();
+                let cost = eevdf_sim::cost::Cost::of(&cfg, sc.machine.nr_cpus());
+                events = events.saturating_add(cost.events);
+            }
+        }
+        if events > MAX_RUN_EVENTS {
+            return Err(format!(
+                "the runs add up to about {} M events, over {} M for one process; \
+                 split them with --shard I/N or sweep fewer values",
+                events / 1_000_000,
+                MAX_RUN_EVENTS / 1_000_000
+            ));
+        }
+        Ok(events)
     }
 
     /// Runs cell `i` and returns its result line (a skipped cell says

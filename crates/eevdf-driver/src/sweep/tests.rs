@@ -113,6 +113,15 @@ fn bad_grids_are_refused_before_running() {
     assert!(bad.starts_with("task.hog.slice = 8:"), "{bad}");
     let twice = Grid::new(base(), vec![Axis::Seeds(vec![1]), Axis::Seeds(vec![2])]);
     assert!(twice.unwrap_err().contains("given twice"));
+    // Each cell is within a scenario's bounds; the grid's sum is not.
+    let long = Scenario::parse(
+        "eevdf-scenario v1\nmachine smp8\nduration 3600s\ntask h kind=hog count=64\nend\n",
+    )
+    .unwrap();
+    let g = Grid::new(long, vec![Axis::Seeds((0..2000).collect())]).unwrap();
+    let e = g.budget(&g.shard(0, 1)).unwrap_err();
+    assert!(e.contains("--shard"), "{e}");
+    assert!(g.budget(&g.shard(0, 400)).is_ok());
     assert_eq!(parse_seeds("1..3").unwrap(), [1, 2, 3]);
     assert_eq!(parse_seeds("4,2").unwrap(), [4, 2]);
     assert!(parse_seeds("3..1").is_err() && parse_seeds("x").is_err());
