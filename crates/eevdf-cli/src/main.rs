@@ -176,7 +176,7 @@ enum Command {
     /// Run a scenario over a grid of axis values (`--vary`, `--features-axis`,
     /// `--machine`, `--seeds`) on every core: JSON lines, a summary table
     /// or a chart. `--shard I/N` runs a part; `eevdf sweep merge` joins.
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
     /// Ideal long-run CPU shares of always-runnable tasks at the given nice levels.
     Shares {
         /// Nice levels, -20..=19.
@@ -789,7 +789,12 @@ fn main() -> ExitCode {
                 &over,
             ),
         },
-        Command::Sweep(args) => sweep::sweep(args),
+        Command::Sweep(args) => {
+            return match sweep::sweep(*args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(f) => kernel::exit(f),
+            }
+        }
         Command::Presets { name: None } => {
             for p in presets::PRESETS {
                 outln!("{:<21} {}", p.name, p.title);

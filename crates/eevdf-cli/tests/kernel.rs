@@ -1,7 +1,8 @@
 //! Real-kernel mode end to end (`make test-kernel`, part of `make test`):
 //! fetch Debian's newest 7.2.x, boot the same short scenario twice and
 //! check that the results are well formed and byte-identical, then boot
-//! the same image by path and check the result is the same again.
+//! the same image by path and check the result is the same again; then
+//! sweep it over `--kernel sim,7.2`.
 //! Ignored by a plain `cargo test`: it needs QEMU and the package archive.
 //! Nothing here compares with committed kernel numbers: the archive moves.
 
@@ -81,4 +82,39 @@ fn a_kernel_run_is_well_formed_and_replays_byte_for_byte() {
     let t = json(&third);
     assert_eq!(t["by_name"], v["by_name"], "--kernel PATH ran differently");
     assert_eq!(t["source"]["kernel_sha256"], src["kernel_sha256"]);
+
+    sweep_on_the_kernel(&scn, &first);
+}
+
+/// `eevdf sweep --kernel sim,7.2`: the kernel's cell is `kernel run`'s
+/// result byte for byte, a rerun boots nothing (the cache holds one
+/// boot) and prints the same, and a simulator-only feature skips the
+/// kernel's cell without a boot.
+fn sweep_on_the_kernel(scn: &str, kernel_run: &str) {
+    let cache = std::env::temp_dir().join(format!("eevdf-kernel-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let cache_arg = cache.to_string_lossy().into_owned();
+    let sweep = |extra: &[&str]| {
+        let mut a = vec!["sweep", scn, "--kernel-cache", &cache_arg, "--jobs", "2"];
+        a.extend(extra);
+        eevdf(&a)
+    };
+    let boots = || std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    let out = sweep(&["--kernel", "sim,7.2"]);
+    let lines: Vec<serde_json::Value> = out.lines().map(json).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["axes"], serde_json::json!([["kernel", "sim"]]));
+    assert!(lines[0]["result"].get("source").is_none(), "the sim cell");
+    assert_eq!(lines[1]["axes"], serde_json::json!([["kernel", "7.2"]]));
+    assert_eq!(lines[1]["result"], json(kernel_run), "the kernel cell");
+    assert_eq!(boots(), 1);
+    assert_eq!(sweep(&["--kernel", "sim,7.2"]), out, "a cached rerun");
+    assert_eq!(boots(), 1, "the rerun booted");
+
+    let out = sweep(&["--kernel", "7.2", "--features-axis", "PS_CLEAR_BUDDY"]);
+    let skipped = json(out.trim_end());
+    let why = skipped["skipped"].as_str().unwrap_or_default();
+    assert!(why.contains("PS_CLEAR_BUDDY is simulator-only"), "{out}");
+    assert_eq!(boots(), 1, "a simulator-only cell booted");
+    let _ = std::fs::remove_dir_all(&cache);
 }

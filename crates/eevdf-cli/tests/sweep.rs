@@ -86,6 +86,10 @@ fn bad_axes_are_exit_2_before_any_run() {
             vec!["--machine", "smp2,,smp4"],
             "--machine: `smp2,,smp4` has an empty value",
         ),
+        (
+            vec!["--kernel", "sim,linux"],
+            "--kernel: `linux` is neither `sim`, a series nor a file",
+        ),
     ] {
         let mut a = vec!["sweep", "default"];
         a.extend(&args);
@@ -95,4 +99,37 @@ fn bad_axes_are_exit_2_before_any_run() {
         assert!(err.contains(wants), "{args:?}: {err}");
         assert!(o.stdout.is_empty());
     }
+}
+
+/// A playground link with a `&sweep=` section, given no axis flag, runs
+/// the link's sweep: the grid its flags give, byte for byte.
+#[test]
+fn a_links_sweep_runs_as_its_flags() {
+    let url = ok(eevdf(&["url", "default"]));
+    let link = format!(
+        "{}&sweep=--seeds+1..2+--vary+task.hog.slice=1ms,4ms",
+        url.trim()
+    );
+    let from_link = eevdf(&["sweep", &link, "--duration", "300ms"]);
+    let note = String::from_utf8_lossy(&from_link.stderr).into_owned();
+    assert!(
+        note.contains("the link's sweep: --vary task.hog.slice=1ms,4ms --seeds 1..2"),
+        "{note}"
+    );
+    let flags = [
+        "sweep",
+        &link,
+        "--duration",
+        "300ms",
+        "--vary",
+        "task.hog.slice=1ms,4ms",
+        "--seeds",
+        "1..2",
+    ];
+    let out = ok(from_link);
+    assert_eq!(out.lines().count(), 4);
+    assert_eq!(out, ok(eevdf(&flags)));
+    let bad = eevdf(&["sweep", &format!("{}&sweep=--jobs+2", url.trim())]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown flag `--jobs`"));
 }

@@ -25,6 +25,7 @@ pub use error::{FeatureError, FeatureWarning};
 pub use profile::Profile;
 pub use set::{Applied, FeatureSet};
 pub use table::{
-    alias_info, feature_info, AliasInfo, FeatureInfo, FeatureKind, Status, ALIASES, FEATURES,
+    alias_info, feature_info, in_features_h, AliasInfo, FeatureInfo, FeatureKind, Status, ALIASES,
+    FEATURES,
 };
 pub use value::{DelayLag, HrtickArm, LagClamp, NbMode, NbSyncDelta, ProtSet, ProtUpdate};

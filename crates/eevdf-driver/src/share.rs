@@ -22,6 +22,35 @@ pub fn fragment(b: &Scenario, pinned: Option<&str>) -> String {
     eevdf_scenario::link::pair_fragment(&pair_of(b, pinned))
 }
 
+/// The link section key of the page's sweep.
+pub const SWEEP_SECTION: &str = "sweep";
+
+/// `fragment` with the page's sweep (its `eevdf sweep` flags) as a
+/// `&sweep=` section after the scenario.
+pub fn with_sweep(fragment: String, sweep: Option<&str>) -> String {
+    match sweep {
+        Some(args) => format!(
+            "{fragment}&{SWEEP_SECTION}={}",
+            eevdf_scenario::link::encode_section(args)
+        ),
+        None => fragment,
+    }
+}
+
+/// The sweep a link carries, as flags checked by
+/// [`crate::sweep::Spec`] and printed canonically (`None`: the link has
+/// no sweep section).
+pub fn sweep_of(link: &str) -> Option<Result<String, String>> {
+    let (_, value) = eevdf_scenario::link::state_sections(link)
+        .into_iter()
+        .find(|(k, _)| k == SWEEP_SECTION)?;
+    let read = eevdf_scenario::link::decode_section(&value)
+        .map_err(|e| format!("the link's sweep: {}", e.message))
+        .and_then(|t| crate::sweep::Spec::parse(&t).map_err(|e| format!("the link's sweep: {e}")))
+        .map(|spec| spec.to_args());
+    Some(read)
+}
+
 /// A text the page opens: the scenario and, when it has a `baseline`
 /// block, the pin. A text that parses as neither stays whole (the
 /// editor shows its error).
@@ -75,6 +104,25 @@ mod tests {
         assert_eq!(split_pin(B.to_string()), (B.to_string(), None));
         let bad = "eevdf-scenario v1\nbogus\nend\n".to_string();
         assert_eq!(split_pin(bad.clone()), (bad, None));
+    }
+
+    #[test]
+    fn a_sweep_travels_in_its_section_and_old_readers_skip_it() {
+        let b = Scenario::parse(B).unwrap();
+        let args = "--vary task.ct.period=1ms,2ms --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT+NEXT_BUDDY";
+        let frag = with_sweep(fragment(&b, None), Some(args));
+        assert!(frag.ends_with(
+            "&sweep=--vary+task.ct.period=1ms,2ms+--features-axis+PREEMPT_SHORT,NO_PREEMPT_SHORT%2BNEXT_BUDDY"
+        ), "{frag}");
+        assert_eq!(sweep_of(&format!("#{frag}")), Some(Ok(args.to_string())));
+        // The scenario reads as before: the CLI and older pages ignore it.
+        assert_eq!(eevdf_scenario::link::decode(&frag).unwrap(), b);
+        assert_eq!(with_sweep(fragment(&b, None), None), fragment(&b, None));
+        assert_eq!(sweep_of(&fragment(&b, None)), None);
+        let bad = sweep_of(&format!("{}&sweep=--jobs+2", fragment(&b, None))).unwrap();
+        assert!(bad.unwrap_err().contains("unknown flag `--jobs`"));
+        let cut = sweep_of(&format!("{}&sweep=--seeds+1%2", fragment(&b, None))).unwrap();
+        assert!(cut.unwrap_err().contains("percent-escape"));
     }
 
     #[test]

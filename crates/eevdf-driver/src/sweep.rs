@@ -1,5 +1,6 @@
 //! A sweep: one scenario run over a grid of axis values (`--set` keys,
-//! feature sets, machines, seeds), cell by cell. The grid is a pure
+//! feature sets, machines, seeds, simulator or kernel), cell by cell.
+//! A kernel cell runs through the caller's [`KernelRunner`]. The grid is a pure
 //! function of the scenario and the axes, so a cell's index names the
 //! same run everywhere: `--shard I/N` runs the cells `I, I+N, I+2N, ...`
 //! and `merge` joins shards back into the unsharded output, byte for
@@ -10,10 +11,12 @@ use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{report, ParseError};
 
 mod lines;
+mod spec;
 mod summary;
 
 pub use lines::{merge, read_line, Line, LINE_SCHEMA};
-pub use summary::{series, summary, Point, Series, PERCENTILES};
+pub use spec::{Spec, MAX_SPEC_BYTES};
+pub use summary::{series, summary, tasks, Point, Series, PERCENTILES};
 
 /// At most this many cells in one grid: each is a whole run.
 pub const MAX_CELLS: usize = 4096;
@@ -22,6 +25,10 @@ pub const MAX_CELLS: usize = 4096;
 /// the cells) in one process: about an hour of every core's time here.
 /// More is for `--shard`.
 pub const MAX_RUN_EVENTS: u64 = 8 * eevdf_sim::cost::MAX_EVENTS;
+
+/// At most this much guest time (times CPUs) of kernel cells in one
+/// process: under `-icount` an hour of guest time is hours of wall time.
+pub const MAX_KERNEL_GUEST_NS: u64 = 3_600 * 1_000_000_000;
 
 /// One axis of a sweep and its values, in the order they run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +43,27 @@ pub enum Axis {
     Machine(Vec<String>),
     /// `--seeds 1..10` or `--seeds 1,5,9`.
     Seeds(Vec<u64>),
+    /// `--kernel sim,7.2`: where a cell runs, on the simulator ([`SIM`])
+    /// or on a kernel (a series or a bzImage path) that the caller
+    /// boots; the scenario is the same.
+    Kernel(Vec<String>),
 }
+
+/// The [`Axis::Kernel`] value that runs a cell on the simulator.
+pub const SIM: &str = "sim";
+
+/// Where a cell runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine<'a> {
+    Sim,
+    /// A kernel as the axis names it (`7.2`, a path).
+    Kernel(&'a str),
+}
+
+/// Runs a cell on a kernel (the CLI boots QEMU): the scenario and the
+/// kernel's name give the `eevdf.result.v1` JSON, or why the cell is
+/// skipped.
+pub type KernelRunner<'a> = dyn Fn(&Scenario, &str) -> Result<String, String> + Sync + 'a;
 
 impl Axis {
     /// The name a result line gives the axis.
@@ -46,23 +73,26 @@ impl Axis {
             Axis::Features(_) => "features",
             Axis::Machine(_) => "machine",
             Axis::Seeds(_) => "seed",
+            Axis::Kernel(_) => "kernel",
         }
     }
 
     fn len(&self) -> usize {
         match self {
-            Axis::Set { values, .. } | Axis::Features(values) | Axis::Machine(values) => {
-                values.len()
-            }
+            Axis::Set { values, .. }
+            | Axis::Features(values)
+            | Axis::Machine(values)
+            | Axis::Kernel(values) => values.len(),
             Axis::Seeds(s) => s.len(),
         }
     }
 
     fn value(&self, i: usize) -> String {
         match self {
-            Axis::Set { values, .. } | Axis::Features(values) | Axis::Machine(values) => {
-                values[i].clone()
-            }
+            Axis::Set { values, .. }
+            | Axis::Features(values)
+            | Axis::Machine(values)
+            | Axis::Kernel(values) => values[i].clone(),
             Axis::Seeds(s) => s[i].to_string(),
         }
     }
@@ -74,6 +104,7 @@ impl Axis {
             Axis::Features(v) => sc.apply_features(&v[i].replace('+', " ")),
             Axis::Machine(v) => sc.set(&format!("machine={}", v[i])),
             Axis::Seeds(s) => sc.set(&format!("seed={}", s[i])),
+            Axis::Kernel(_) => Ok(()),
         }
     }
 }
@@ -229,41 +260,112 @@ impl Grid {
         Ok(sc)
     }
 
-    /// The cost model's estimate of `cells`' events, summed; refuses
-    /// more than [`MAX_RUN_EVENTS`].
-    pub fn budget(&self, cells: &[usize]) -> Result<u64, String> {
-        let mut events: u64 = 0;
-        for &i in cells {
-            if let Ok(sc) = self.scenario(i) {
-                let cfg = sc.sim_config();
-                let cost = eevdf_sim::cost::Cost::of(&cfg, sc.machine.nr_cpus());
-                events = events.saturating_add(cost.events);
+    /// Where cell `i` runs: on the kernel its [`Axis::Kernel`] value
+    /// names, else on the simulator.
+    pub fn engine(&self, i: usize) -> Engine<'_> {
+        for (a, v) in self.axes.iter().zip(self.picks(i)) {
+            if let Axis::Kernel(k) = a {
+                if k[v] != SIM {
+                    return Engine::Kernel(&k[v]);
+                }
             }
         }
-        if events > MAX_RUN_EVENTS {
+        Engine::Sim
+    }
+
+    /// What `cells` cost: the cost model's events of the simulator's,
+    /// summed, and the guest time of the kernels'; refuses more than
+    /// [`MAX_RUN_EVENTS`] or [`MAX_KERNEL_GUEST_NS`].
+    pub fn budget(&self, cells: &[usize]) -> Result<Budget, String> {
+        let mut b = Budget::default();
+        for &i in cells {
+            let Ok(sc) = self.scenario(i) else { continue };
+            match self.engine(i) {
+                Engine::Sim => {
+                    let cost = eevdf_sim::cost::Cost::of(&sc.sim_config(), sc.machine.nr_cpus());
+                    b.events = b.events.saturating_add(cost.events);
+                }
+                Engine::Kernel(_) => {
+                    b.kernel_runs += 1;
+                    let vcpu_ns = sc
+                        .sim
+                        .duration_ns
+                        .saturating_mul(u64::from(sc.machine.nr_cpus().max(1)));
+                    b.guest_ns = b.guest_ns.saturating_add(vcpu_ns);
+                }
+            }
+        }
+        let shard = "split them with --shard I/N or sweep fewer values";
+        if b.events > MAX_RUN_EVENTS {
             return Err(format!(
-                "the runs add up to about {} M events, over {} M for one process; \
-                 split them with --shard I/N or sweep fewer values",
-                events / 1_000_000,
+                "the runs add up to about {} M events, over {} M for one process; {shard}",
+                b.events / 1_000_000,
                 MAX_RUN_EVENTS / 1_000_000
             ));
         }
-        Ok(events)
+        if b.guest_ns > MAX_KERNEL_GUEST_NS {
+            return Err(format!(
+                "the kernel runs add up to {} s of guest time (times CPUs), over {} s \
+                 for one process; {shard}",
+                b.guest_ns / 1_000_000_000,
+                MAX_KERNEL_GUEST_NS / 1_000_000_000
+            ));
+        }
+        Ok(b)
     }
 
-    /// Runs cell `i` and returns its result line (a skipped cell says
-    /// why); `progress` is the batch run's.
+    /// Runs cell `i` on the simulator and returns its result line (a
+    /// skipped cell says why); a kernel cell is skipped, as in the page,
+    /// which boots no kernel. `progress` is the batch run's.
     pub fn run_cell(&self, i: usize, progress: &mut dyn FnMut(u64)) -> String {
-        let values = self.values(i);
-        match self.scenario(i) {
-            Ok(sc) => {
+        let no_kernel = |_: &Scenario, k: &str| {
+            Err(format!(
+                "kernel {k}: only the CLI boots kernels (eevdf sweep --kernel)"
+            ))
+        };
+        self.run_cell_on(i, progress, &no_kernel)
+    }
+
+    /// [`Grid::run_cell`], with kernel cells run by `kernel`.
+    pub fn run_cell_on(
+        &self,
+        i: usize,
+        progress: &mut dyn FnMut(u64),
+        kernel: &KernelRunner,
+    ) -> String {
+        let sc = match self.scenario(i) {
+            Ok(sc) => sc,
+            Err(e) => return self.line(i, Err(&e.message_with_hint())),
+        };
+        let json = match self.engine(i) {
+            Engine::Sim => {
                 let b = crate::batch::run(&sc, None, progress);
-                let json = report::json(&sc.to_text(), &b.result);
-                lines::result_line(&self.id, i, self.cells, &values, json.trim_end())
+                Ok(report::json(&sc.to_text(), &b.result))
             }
-            Err(e) => lines::skipped_line(&self.id, i, self.cells, &values, &e.message_with_hint()),
+            Engine::Kernel(k) => kernel(&sc, k),
+        };
+        self.line(i, json.as_deref().map_err(String::as_str))
+    }
+
+    /// Cell `i`'s line from a run made elsewhere (the page's worker
+    /// pool): its `eevdf.result.v1` JSON, or why it was skipped.
+    pub fn line(&self, i: usize, outcome: Result<&str, &str>) -> String {
+        let values = self.values(i);
+        match outcome {
+            Ok(json) => lines::result_line(&self.id, i, self.cells, &values, json.trim_end()),
+            Err(why) => lines::skipped_line(&self.id, i, self.cells, &values, why),
         }
     }
+}
+
+/// What the cells of one process cost (see [`Grid::budget`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// The cost model's events of the simulator's cells.
+    pub events: u64,
+    pub kernel_runs: usize,
+    /// Guest time of the kernel cells, times their CPUs.
+    pub guest_ns: u64,
 }
 
 trait MessageWithHint {

@@ -12,7 +12,7 @@ use eevdf_scenario::scenario::Scenario;
 use crate::fidelity::{self, KernelSeed, Reference, Row, Variant, JUDGED};
 use crate::guest_bin::GuestBinary;
 use crate::run::{self, Image, Options};
-use crate::{qemu, sha256_hex, KernelError};
+use crate::{qemu, KernelError};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -40,17 +40,6 @@ struct Job<'a> {
     seed: u64,
 }
 
-/// The cache key of one boot: everything that fixes its output.
-fn key(image: &Image, initrd: &[u8], qemu_version: &str, seed: u64, shift: u32) -> String {
-    let id = format!(
-        "{}\n{}\n{qemu_version}\n{}\nseed={seed}\nshift={shift}\n",
-        image.sha256,
-        sha256_hex(initrd),
-        qemu::APPEND
-    );
-    sha256_hex(id.as_bytes())
-}
-
 fn one(
     job: &Job,
     guest: &GuestBinary,
@@ -63,7 +52,7 @@ fn one(
     sc.set(&format!("seed={}", job.seed))
         .map_err(|e| KernelError::new(e.to_string(), ""))?;
     let initrd = run::initramfs(guest, &run::guest_text(&sc), false, &[])?;
-    let k = key(job.image, &initrd, qv, job.seed, 1);
+    let k = run::boot_key(job.image, &initrd, qv, job.seed, 1);
     let cached = plan.cache.join(format!("{k}.json"));
     if let Ok(t) = std::fs::read_to_string(&cached) {
         if let Ok(s) = serde_json::from_str::<KernelSeed>(&t) {

@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::Path;
 
 pub mod calibrate;
+pub mod cell;
 pub mod fetch;
 pub mod fidelity;
 pub mod fidelity_run;

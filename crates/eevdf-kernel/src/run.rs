@@ -171,10 +171,28 @@ fn thread_count(sc: &Scenario) -> u64 {
 /// host), and a second per 10 threads for setting up and reading back
 /// every thread before and after the window (a 480-process hackbench on
 /// 6.12 took over 200 s for a 2 s window on a loaded host).
-fn default_timeout(sc: &Scenario) -> Duration {
+pub(crate) fn default_timeout(sc: &Scenario) -> Duration {
     let guest_s = sc.sim.duration_ns.div_ceil(1_000_000_000);
     let cpus = u64::from(sc.machine.nr_cpus().max(1));
     Duration::from_secs(180 + guest_s * 60 * cpus + thread_count(sc) / 10)
+}
+
+/// The cache key of one boot: everything that fixes its output (kernel
+/// runs are bit-identical for identical inputs).
+pub(crate) fn boot_key(
+    image: &Image,
+    initrd: &[u8],
+    qemu_version: &str,
+    seed: u64,
+    shift: u32,
+) -> String {
+    let id = format!(
+        "{}\n{}\n{qemu_version}\n{}\nseed={seed}\nshift={shift}\n",
+        image.sha256,
+        crate::sha256_hex(initrd),
+        qemu::APPEND
+    );
+    crate::sha256_hex(id.as_bytes())
 }
 
 /// Writes `initrd` into the work directory and boots `image` with it.
@@ -223,6 +241,18 @@ pub fn run(
         timeout,
         progress,
     )?;
+    finish(sc, image, guest, opts, &qemu::version(&opts.qemu)?, serial)
+}
+
+/// The guest's serial output read back as a [`KernelRun`].
+pub(crate) fn finish(
+    sc: &Scenario,
+    image: &Image,
+    guest: &GuestBinary,
+    opts: &Options,
+    qemu_version: &str,
+    serial: qemu::Serial,
+) -> Result<KernelRun, KernelError> {
     let report = GuestReport::parse(&serial.report).map_err(|e| {
         KernelError::new(
             format!(
@@ -256,7 +286,7 @@ pub fn run(
         package: image.package.clone(),
         package_version: image.package_version.clone(),
         kernel_sha256: image.sha256.clone(),
-        qemu: qemu::version(&opts.qemu)?,
+        qemu: qemu_version.to_string(),
         icount_shift: opts.shift,
         seed: opts.seed,
         guest_sha256: guest.sha256.clone(),

@@ -44,20 +44,49 @@ fn encode_v1(lines: &[&str]) -> String {
         if i > 0 {
             out.push(';');
         }
-        for c in line.chars() {
-            match c {
-                ' ' => out.push('+'),
-                c if plain(c) => out.push(c),
-                c => {
-                    let mut buf = [0u8; 4];
-                    for b in c.encode_utf8(&mut buf).bytes() {
-                        out.push_str(&format!("%{b:02X}"));
-                    }
+        escape_into(&mut out, line);
+    }
+    out
+}
+
+/// A line as `v1` writes it: a space is `+`, [`plain`] characters are
+/// themselves, every other byte is `%XX`.
+fn escape_into(out: &mut String, line: &str) {
+    for c in line.chars() {
+        match c {
+            ' ' => out.push('+'),
+            c if plain(c) => out.push(c),
+            c => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
                 }
             }
         }
     }
+}
+
+/// A `&KEY=VALUE` section's value for one line of text, escaped as `v1`
+/// escapes a line (so `&`, `#` and whitespace never appear raw).
+pub fn encode_section(line: &str) -> String {
+    let mut out = String::new();
+    escape_into(&mut out, line);
     out
+}
+
+/// The text of a section value written by [`encode_section`].
+pub fn decode_section(value: &str) -> Result<String, ParseError> {
+    if value.len() > MAX_FRAGMENT {
+        return Err(err(
+            1,
+            format!(
+                "a link section of {} bytes, over {MAX_FRAGMENT}",
+                value.len()
+            ),
+            "copy the whole link",
+        ));
+    }
+    decode_v1(value)
 }
 
 /// The `z1.` payload of canonical text.
@@ -225,7 +254,8 @@ pub fn decode_pair(link: &str) -> Result<crate::baseline::Pair, ParseError> {
 }
 
 /// A link's `&KEY=VALUE` state sections, in order (a section without
-/// `=` has an empty value). No key is defined yet.
+/// `=` has an empty value). Defined keys: `sweep` (the page's sweep, its
+/// `eevdf sweep` axis flags as an [`encode_section`] value).
 pub fn state_sections(link: &str) -> Vec<(String, String)> {
     let compact: String = link.chars().filter(|c| !c.is_whitespace()).collect();
     let frag = compact.split_once('#').map_or(compact.as_str(), |(_, f)| f);

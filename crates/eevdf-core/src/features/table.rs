@@ -160,6 +160,12 @@ pub(super) fn kernel_features_h() -> impl Iterator<Item = (&'static str, bool)> 
         })
 }
 
+/// Whether `name` (without `NO_`) is in mainline `features.h`: a kernel's
+/// debugfs takes it. Seed toggles, enums and removed names are not.
+pub fn in_features_h(name: &str) -> bool {
+    kernel_features_h().any(|(n, _)| n == name)
+}
+
 /// A boolean spelling of one enum value (the spec's single-name PROT
 /// toggles). `NAME` sets the enum; `NO_NAME` resets it to `MAINLINE` only
 /// if it currently has this value. Never printed by

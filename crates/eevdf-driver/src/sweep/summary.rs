@@ -37,7 +37,7 @@ fn value(l: &Line, task: &str, percentile: &str) -> Option<f64> {
 }
 
 /// Task names with latency samples in any run, sorted.
-fn tasks(lines: &[Line]) -> Vec<String> {
+pub fn tasks(lines: &[Line]) -> Vec<String> {
     let mut names: Vec<String> = lines
         .iter()
         .filter_map(|l| l.result.as_ref()?.get("by_name")?.as_object())

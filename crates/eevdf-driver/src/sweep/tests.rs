@@ -99,6 +99,53 @@ fn a_combination_that_cannot_run_is_marked_not_dropped() {
 }
 
 #[test]
+fn kernel_cells_go_to_the_kernel_runner_and_sim_cells_do_not() {
+    let g = grid(vec![
+        Axis::Kernel(vec![SIM.into(), "7.2".into()]),
+        Axis::Seeds(vec![1, 2]),
+    ]);
+    let engines: Vec<Engine> = (0..4).map(|i| g.engine(i)).collect();
+    let k = Engine::Kernel("7.2");
+    assert_eq!(engines, [Engine::Sim, Engine::Sim, k, k]);
+    // The simulator's cells are the grid's without the kernel axis.
+    let plain = grid(vec![Axis::Seeds(vec![1, 2])]);
+    let result = |line: &str| read_line(1, line.trim_end()).unwrap().result;
+    for i in 0..2 {
+        assert_eq!(
+            result(&g.run_cell(i, &mut |_| {})),
+            result(&plain.run_cell(i, &mut |_| {}))
+        );
+    }
+    // A kernel cell gets the cell's scenario and the kernel's name.
+    let fake = |sc: &Scenario, k: &str| match sc.sim.seed {
+        1 => Ok(format!("{{\"kernel\":\"{k}\",\"seed\":1}}\n")),
+        s => Err(format!("kernel {k}: seed {s} refused")),
+    };
+    let ran = read_line(1, g.run_cell_on(2, &mut |_| {}, &fake).trim_end()).unwrap();
+    assert_eq!(ran.axes[0], ("kernel".into(), "7.2".into()));
+    assert_eq!(ran.result.unwrap()["kernel"], "7.2");
+    let refused = read_line(1, g.run_cell_on(3, &mut |_| {}, &fake).trim_end()).unwrap();
+    assert_eq!(
+        refused.skipped.as_deref(),
+        Some("kernel 7.2: seed 2 refused")
+    );
+    // Without a runner (the page) a kernel cell is marked, not dropped.
+    let page = read_line(1, g.run_cell(2, &mut |_| {}).trim_end()).unwrap();
+    assert!(page.skipped.unwrap().contains("only the CLI boots kernels"));
+    // The budget counts kernel boots and their guest time apart.
+    let b = g.budget(&g.shard(0, 1)).unwrap();
+    // Two boots of 200 ms on two CPUs.
+    assert_eq!((b.kernel_runs, b.guest_ns), (2, 2 * 2 * 200_000_000));
+    assert!(b.events > 0);
+    let long =
+        Scenario::parse("eevdf-scenario v1\nmachine up\nduration 1000s\ntask h kind=hog\nend\n");
+    let g = Grid::new(long.unwrap(), vec![Axis::Kernel(vec!["7.2".into(); 4])]).unwrap();
+    let e = g.budget(&g.shard(0, 1)).unwrap_err();
+    assert!(e.contains("4000 s of guest time"), "{e}");
+    assert_eq!(g.budget(&g.shard(0, 2)).unwrap().kernel_runs, 2);
+}
+
+#[test]
 fn bad_grids_are_refused_before_running() {
     let too_big = Grid::new(base(), vec![Axis::Seeds((0..5000).collect())]).unwrap_err();
     assert!(too_big.contains("over 4096"), "{too_big}");
