@@ -26,6 +26,7 @@ use crate::page::{
     stored_scenario, stored_theme, THEME_KEY,
 };
 use crate::results::{FidelityNote, ResultsTable};
+use crate::sweep::SweepPane;
 use crate::teaching::TeachingPane;
 use crate::worker::{Job, Lane, Outcome, Request, Response, SimWorker, Swb};
 use eevdf_driver::share;
@@ -33,7 +34,7 @@ use eevdf_driver::teach::{TeachCmd, TeachView};
 
 /// The worker's loader script, relative so the page works under any
 /// sub-path (`index.html` copies it next to the page).
-const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
+pub(crate) const WORKER_LOADER: &str = "./eevdf-worker-loader.js";
 
 /// Typing settles this long before a run starts.
 const DEBOUNCE_MS: u32 = 100;
@@ -93,8 +94,8 @@ fn try_line(
 // state, effects, callbacks, view.
 pub fn app() -> Html {
     let init = use_memo((), |_| initial_scenario());
-    let text = use_state(|| init.0.clone());
-    let link_error = use_state(|| init.2.clone());
+    let text = use_state(|| init.text.clone());
+    let link_error = use_state(|| init.error.clone());
     // After a bad link, the user's last scenario (kept, not overwritten)
     // is one click away.
     let last_scenario = use_memo((), |_| stored_scenario());
@@ -104,7 +105,7 @@ pub fn app() -> Html {
                 .map(|p| p.text.to_string())
                 .unwrap_or_default()
         };
-        Some(init.0.clone())
+        Some(init.text.clone())
             .filter(|t| Scenario::parse(t).is_ok())
             .or_else(stored_scenario)
             .unwrap_or_else(default)
@@ -120,7 +121,12 @@ pub fn app() -> Html {
     // only typing in the editor is debounced.
     let immediate = use_mut_ref(|| false);
     // The pinned baseline's text (A); the page's scenario is B.
-    let baseline = use_state(|| init.1.clone());
+    let baseline = use_state(|| init.pin.clone());
+    // The sweep pane's flags (the link's `&sweep=`), and whether it is
+    // open; a link with a sweep opens it and runs it (`sweep_auto`).
+    let sweep = use_state(|| init.sweep.clone());
+    let sweeping = use_state(|| init.sweep.is_some());
+    let sweep_auto = use_state(|| init.sweep.is_some());
     // The preset last picked from the menu, by name (see `preset_notes`).
     let chosen_preset = use_state(|| None::<&'static str>);
     let status = use_state(|| None::<(String, Option<String>)>);
@@ -176,16 +182,27 @@ pub fn app() -> Html {
         let baseline = baseline.clone();
         let immediate = immediate.clone();
         let link_error = link_error.clone();
+        let sweep = sweep.clone();
+        let sweeping = sweeping.clone();
+        let sweep_auto = sweep_auto.clone();
         use_effect_with((), move |_| {
             let window = gloo::utils::window();
             let listener = gloo::events::EventListener::new(&window, "hashchange", move |_| {
                 match link_in_address() {
                     None => {}
-                    Some(Ok((t, pin))) => {
-                        link_error.set(None);
+                    Some(Ok(o)) => {
+                        link_error.set(o.error);
                         *immediate.borrow_mut() = true;
-                        text.set(t);
-                        baseline.set(pin);
+                        text.set(o.text);
+                        baseline.set(o.pin);
+                        // A new sweep reopens the pane, which runs it.
+                        if o.sweep.is_some() {
+                            sweeping.set(false);
+                            sweep_auto.set(true);
+                            let reopen = sweeping.clone();
+                            Timeout::new(0, move || reopen.set(true)).forget();
+                        }
+                        sweep.set(o.sweep);
                     }
                     Some(Err(e)) => {
                         link_error.set(Some(format!("{e} The scenario on the page is kept.")))
@@ -308,12 +325,16 @@ pub fn app() -> Html {
         Err(_) => Scenario::parse(&last_good.borrow()).ok(),
     };
 
-    // The address bar follows the scenario and its pin.
+    // The address bar follows the scenario, its pin and the sweep.
     {
         let pin = (*baseline).clone();
-        use_effect_with(((*text).clone(), pin), move |(t, pin)| {
+        let sw = (*sweep).clone().filter(|_| *sweeping);
+        use_effect_with(((*text).clone(), pin, sw), move |(t, pin, sw)| {
             if let Ok(sc) = Scenario::parse(t) {
-                show_fragment(&share::fragment(&sc, pin.as_deref()));
+                show_fragment(&share::with_sweep(
+                    share::fragment(&sc, pin.as_deref()),
+                    sw.as_deref(),
+                ));
             }
             || ()
         });
@@ -431,9 +452,11 @@ pub fn app() -> Html {
         let status = status.clone();
         let text = text.clone();
         let baseline = baseline.clone();
+        let sw = (*sweep).clone().filter(|_| *sweeping);
         Callback::from(move |_| {
             if let Ok(sc) = Scenario::parse(&text) {
-                let frag = share::fragment(&sc, baseline.as_deref());
+                let frag =
+                    share::with_sweep(share::fragment(&sc, baseline.as_deref()), sw.as_deref());
                 copy(format!("{}#{frag}", page_base()), "Link", status.clone());
             }
         })
@@ -487,6 +510,26 @@ pub fn app() -> Html {
     let on_help = {
         let help = help.clone();
         Callback::from(move |_| help.set(!*help))
+    };
+    let on_sweep = {
+        let sweeping = sweeping.clone();
+        let sweep_auto = sweep_auto.clone();
+        Callback::from(move |_: MouseEvent| {
+            sweep_auto.set(false);
+            sweeping.set(!*sweeping);
+        })
+    };
+    let on_sweep_spec = {
+        let sweep = sweep.clone();
+        Callback::from(move |args: String| sweep.set(Some(args)))
+    };
+    let sweep_link = match Scenario::parse(&text) {
+        Ok(sc) => format!(
+            "{}#{}",
+            page_base(),
+            share::fragment(&sc, baseline.as_deref())
+        ),
+        Err(_) => String::new(),
     };
     let on_keys = {
         let help = help.clone();
@@ -686,6 +729,8 @@ pub fn app() -> Html {
                     </button>
                     <button type="button" onclick={on_teach} data-testid="teach"
                             aria-pressed={teaching.to_string()}>{ "Teach" }</button>
+                    <button type="button" onclick={on_sweep} data-testid="sweep"
+                            aria-pressed={sweeping.to_string()}>{ "Sweep" }</button>
                     <button type="button" onclick={on_theme} data-testid="theme">{ theme_label }</button>
                     <button type="button" onclick={on_help.clone()} data-testid="help" aria-label="Help">{ "?" }</button>
                 </nav>
@@ -799,6 +844,10 @@ pub fn app() -> Html {
                         <FidelityNote kernel={kernel_rows} />
                         { charts }
                     </section>
+                    if *sweeping {
+                        <SweepPane scenario={(*text).clone()} spec={(*sweep).clone()} autorun={*sweep_auto}
+                                   on_spec={on_sweep_spec} link={sweep_link} dark={*dark} />
+                    }
                 </div>
             </main>
             if *help {

@@ -16,6 +16,7 @@ mod lanes;
 pub mod machine;
 mod page;
 pub mod results;
+pub mod sweep;
 pub mod teaching;
 pub mod worker;
 

@@ -16,38 +16,62 @@ pub(crate) fn remember(text: &str) {
     let _ = gloo::storage::LocalStorage::set(STORAGE_KEY, text);
 }
 
-/// What the page opens with: the scenario text, the pinned baseline's
-/// text, and a sentence about a link that could not be read.
-pub(crate) type Opening = (String, Option<String>, Option<String>);
+/// What the page opens with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Opening {
+    pub(crate) text: String,
+    /// The pinned baseline's text.
+    pub(crate) pin: Option<String>,
+    /// The sweep's flags (`&sweep=`).
+    pub(crate) sweep: Option<String>,
+    /// A sentence about a link (or its sweep) that could not be read.
+    pub(crate) error: Option<String>,
+}
 
 /// The scenario the page opens with: the link in the URL fragment if
-/// there is one (and it decodes; a `baseline` block in it is pinned),
-/// else the user's last scenario (local storage), else the `default`
-/// preset. A bad link is reported and the default runs instead; the
-/// stored scenario is left alone.
+/// there is one (and it decodes; a `baseline` block in it is pinned, a
+/// sweep section opens the sweep), else the user's last scenario (local
+/// storage), else the `default` preset. A bad link is reported and the
+/// default runs instead; the stored scenario is left alone.
 pub(crate) fn initial_scenario() -> Opening {
     let default = eevdf_scenario::presets::preset("default")
         .map(|p| p.text.to_string())
         .unwrap_or_default();
     match link_in_address() {
-        None => (stored_scenario().unwrap_or(default), None, None),
-        Some(Ok((text, pin))) => (text, pin, None),
-        Some(Err(e)) => (
-            default,
-            None,
-            Some(format!("{e} The default scenario runs instead.")),
-        ),
+        None => Opening {
+            text: stored_scenario().unwrap_or(default),
+            ..Opening::default()
+        },
+        Some(Ok(o)) => o,
+        Some(Err(e)) => Opening {
+            text: default,
+            error: Some(format!("{e} The default scenario runs instead.")),
+            ..Opening::default()
+        },
     }
 }
 
-/// The scenario text of the link in the address bar's fragment and its
-/// pinned baseline, if it has one; the error is a sentence for the page.
-pub(crate) fn link_in_address() -> Option<Result<(String, Option<String>), String>> {
+/// What the link in the address bar's fragment opens: its scenario
+/// text, pinned baseline and sweep; the error is a sentence for the
+/// page. A sweep section that does not read leaves the scenario open,
+/// with the error said.
+pub(crate) fn link_in_address() -> Option<Result<Opening, String>> {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     (hash.len() > 1).then(|| {
-        eevdf_scenario::link::decode_text(&hash)
+        let (text, pin) = eevdf_scenario::link::decode_text(&hash)
             .map(share::split_pin)
-            .map_err(|e| format!("This link could not be read: {e}."))
+            .map_err(|e| format!("This link could not be read: {e}."))?;
+        let (sweep, error) = match share::sweep_of(&hash) {
+            None => (None, None),
+            Some(Ok(s)) => (Some(s), None),
+            Some(Err(e)) => (None, Some(format!("{e}; the scenario opens without it."))),
+        };
+        Ok(Opening {
+            text,
+            pin,
+            sweep,
+            error,
+        })
     })
 }
 
