@@ -32,7 +32,9 @@ try {
   // Every tour plays to its end without an error.
   const tours = await page.$$eval('[data-testid=tour] option', (os) => os.map((o) => o.value).filter(Boolean));
   check(tours.length >= 8, `tours: ${tours}`);
+  const captions = {};
   for (const id of tours) {
+    captions[id] = [];
     await page.selectOption('[data-testid=tour]', id);
     await page.waitForSelector('[data-testid=tour-next]');
     for (let i = 0; i < 10 && await page.$('[data-testid=tour-next]'); i++) {
@@ -41,6 +43,8 @@ try {
       await page.waitForFunction((b) => document.querySelector('[data-testid=tour-caption]').textContent !== b, before, { timeout: 20000 });
       const err = await page.$('[data-testid=teach-error]');
       check(!err, `tour ${id}: ${err && await err.textContent()}`);
+      captions[id].push(await page.textContent('[data-testid=tour-caption] p'));
+      check(page.url().endsWith(`&tour=${id}&step=${i + 1}`), `the link names the step: ${page.url()}`);
       if (id === 'preempt-short' && i === 1) {
         // The second step is a shorter-slice preemption, in the engine's words.
         await page.waitForFunction(() => document.querySelector('[data-testid=wakeup-reason]')?.textContent.includes('shorter slice'), null, { timeout: 20000 });
@@ -88,6 +92,29 @@ try {
   const at = await nowText(page);
   check(Math.abs(Number(/t = ([\d.]+) ms/.exec(at)[1]) - wantMs) < 0.002, `timeline click at ${wantMs} ms: ${at}`);
   console.log(`  timeline click: ${at}`);
+
+  // A teacher's link to step 2 of a tour opens teaching mode there, on
+  // a fresh load and in an open tab (hashchange), and Next goes on.
+  await page.click('[data-testid=teach]'); // close
+  const scenarioLink = page.url().split('&')[0];
+  check(!page.url().includes('&tour='), `a closed tour leaves the link: ${page.url()}`);
+  await page.goto(`${scenarioLink}&tour=preempt-short&step=2`);
+  await page.reload();
+  await page.waitForFunction((c) => document.querySelector('[data-testid=tour-caption] p')?.textContent === c,
+    captions['preempt-short'][1], { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=wakeup-reason]')?.textContent.includes('shorter slice'), null, { timeout: 20000 });
+  const n = captions['preempt-short'].length;
+  check(await page.textContent('[data-testid=tour-next]') === `Next ▶ (3/${n})`, 'the link opens after step 2');
+  check(await page.$eval('[data-testid=tour]', (s) => s.value) === 'preempt-short', 'the tour is selected');
+  await page.click('[data-testid=tour-next]');
+  await page.waitForFunction((c) => document.querySelector('[data-testid=tour-caption] p')?.textContent === c,
+    captions['preempt-short'][2], { timeout: 20000 });
+  check(page.url().endsWith('&tour=preempt-short&step=3'), `the link follows: ${page.url()}`);
+  await page.goto(`${scenarioLink}&tour=weights&step=1`);
+  await page.waitForFunction((c) => document.querySelector('[data-testid=tour-caption] p')?.textContent === c,
+    captions.weights[0], { timeout: 20000 });
+  check(await page.$eval('[data-testid=tour]', (s) => s.value) === 'weights', 'a second link in the tab opens its tour');
+  console.log('  tour links: step 2 of preempt-short (fresh load), step 1 of weights (same tab)');
 
   problems.push(...(await cspViolations(page)).map((v) => `csp: ${v}`));
   if (problems.length) {

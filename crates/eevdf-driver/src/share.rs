@@ -22,19 +22,91 @@ pub fn fragment(b: &Scenario, pinned: Option<&str>) -> String {
     eevdf_scenario::link::pair_fragment(&pair_of(b, pinned))
 }
 
+/// The page's state beyond the scenario and its pin, carried by a link
+/// as `&KEY=VALUE` sections after the payload (older pages and the CLI's
+/// `run` skip them): `&sweep=` the sweep's flags, `&tour=ID&step=K` a
+/// guided tour after its K-th step. A new key is one more field here.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkState {
+    /// The sweep's `eevdf sweep` axis flags, canonical.
+    pub sweep: Option<String>,
+    pub tour: Option<TourAt>,
+}
+
+/// A guided tour and how many of its steps have been taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TourAt {
+    pub id: &'static str,
+    pub step: usize,
+}
+
 /// The link section key of the page's sweep.
 pub const SWEEP_SECTION: &str = "sweep";
+
+/// `fragment` with the page's state as sections after the scenario.
+pub fn with_state(fragment: String, state: &LinkState) -> String {
+    let mut out = fragment;
+    if let Some(args) = &state.sweep {
+        out.push_str(&format!(
+            "&{SWEEP_SECTION}={}",
+            eevdf_scenario::link::encode_section(args)
+        ));
+    }
+    if let Some(t) = &state.tour {
+        out.push_str(&format!("&tour={}&step={}", t.id, t.step));
+    }
+    out
+}
 
 /// `fragment` with the page's sweep (its `eevdf sweep` flags) as a
 /// `&sweep=` section after the scenario.
 pub fn with_sweep(fragment: String, sweep: Option<&str>) -> String {
-    match sweep {
-        Some(args) => format!(
-            "{fragment}&{SWEEP_SECTION}={}",
-            eevdf_scenario::link::encode_section(args)
-        ),
-        None => fragment,
+    let state = LinkState {
+        sweep: sweep.map(str::to_string),
+        ..LinkState::default()
+    };
+    with_state(fragment, &state)
+}
+
+/// The state a link carries, and what of it could not be read (a
+/// sentence; the rest still opens).
+pub fn state_of(link: &str) -> (LinkState, Option<String>) {
+    let mut state = LinkState::default();
+    let mut errors = Vec::new();
+    match sweep_of(link) {
+        Some(Ok(s)) => state.sweep = Some(s),
+        Some(Err(e)) => errors.push(e),
+        None => {}
     }
+    match tour_of(link) {
+        Some(Ok(t)) => state.tour = Some(t),
+        Some(Err(e)) => errors.push(e),
+        None => {}
+    }
+    let error = (!errors.is_empty()).then(|| errors.join("; "));
+    (state, error)
+}
+
+/// The tour a link carries (`&tour=ID&step=K`; no step is step 0), its
+/// step clamped to the tour's length.
+pub fn tour_of(link: &str) -> Option<Result<TourAt, String>> {
+    let sections = eevdf_scenario::link::state_sections(link);
+    let get = |k: &str| sections.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+    let id = get("tour")?;
+    let Some(tour) = crate::tours::TOURS.iter().find(|t| t.id == id) else {
+        let known: Vec<&str> = crate::tours::TOURS.iter().map(|t| t.id).collect();
+        return Some(Err(format!(
+            "the link's tour `{}` is not one of {}",
+            eevdf_scenario::display::escape_controls(id),
+            known.join(", ")
+        )));
+    };
+    let step = match get("step").map(|s| s.parse::<usize>()) {
+        None => 0,
+        Some(Ok(k)) => k.min(tour.steps.len()),
+        Some(Err(_)) => return Some(Err("the link's tour step is not a number".into())),
+    };
+    Some(Ok(TourAt { id: tour.id, step }))
 }
 
 /// The sweep a link carries, as flags checked by
@@ -123,6 +195,40 @@ mod tests {
         assert!(bad.unwrap_err().contains("unknown flag `--jobs`"));
         let cut = sweep_of(&format!("{}&sweep=--seeds+1%2", fragment(&b, None))).unwrap();
         assert!(cut.unwrap_err().contains("percent-escape"));
+    }
+
+    #[test]
+    fn a_tour_and_its_step_travel_with_a_sweep() {
+        let b = Scenario::parse(B).unwrap();
+        let tour = TourAt {
+            id: crate::tours::TOURS[1].id,
+            step: 2,
+        };
+        let state = LinkState {
+            sweep: Some("--seeds 1..2".into()),
+            tour: Some(tour.clone()),
+        };
+        let frag = with_state(fragment(&b, None), &state);
+        assert!(
+            frag.ends_with(&format!("&sweep=--seeds+1..2&tour={}&step=2", tour.id)),
+            "{frag}"
+        );
+        assert_eq!(state_of(&frag), (state, None));
+        assert_eq!(eevdf_scenario::link::decode(&frag).unwrap(), b);
+        // No step is the tour's start; a step past its end is its end.
+        let base = fragment(&b, None);
+        let start = tour_of(&format!("{base}&tour={}", tour.id))
+            .unwrap()
+            .unwrap();
+        assert_eq!(start.step, 0);
+        let end = tour_of(&format!("{base}&tour={}&step=999", tour.id))
+            .unwrap()
+            .unwrap();
+        assert_eq!(end.step, crate::tours::TOURS[1].steps.len());
+        let (s, e) = state_of(&format!("{base}&tour=nope&step=x&sweep=--seeds+1"));
+        assert_eq!(s.sweep.as_deref(), Some("--seeds 1"));
+        assert!(s.tour.is_none() && e.unwrap().contains("tour `nope` is not one of"));
+        assert_eq!(state_of(&base), (LinkState::default(), None));
     }
 
     #[test]

@@ -131,7 +131,14 @@ pub fn app() -> Html {
     let chosen_preset = use_state(|| None::<&'static str>);
     let status = use_state(|| None::<(String, Option<String>)>);
     let help = use_state(|| false);
-    let teaching = use_state(|| false);
+    // A link with a tour opens teaching mode at its step.
+    let teaching = use_state(|| init.tour.is_some());
+    let tour_at = use_state(|| init.tour.clone());
+    // The tour the teaching pane opens with (a link's), once.
+    let tour_start = use_state(|| init.tour.clone());
+    // Requests made before the worker exists (a tour opened by the link
+    // asks at once); sent when it does.
+    let pending = use_mut_ref(Vec::<Request>::new);
     // Teaching mode's latest picture or error (answers on `Lane::Teach`).
     let teach = use_mut_ref(|| (None::<Rc<TeachView>>, None::<String>));
     let theme = use_state(stored_theme);
@@ -143,6 +150,7 @@ pub fn app() -> Html {
         let tick = tick.clone();
         let bridge = bridge.clone();
         let teach = teach.clone();
+        let pending = pending.clone();
         use_effect_with((), move |_| {
             let b = SimWorker::spawner()
                 .encoding::<Swb>()
@@ -168,6 +176,9 @@ pub fn app() -> Html {
                     }
                 })
                 .spawn_with_loader(WORKER_LOADER);
+            for r in pending.borrow_mut().drain(..) {
+                b.send(r);
+            }
             *bridge.borrow_mut() = Some(b);
             // Dropping the bridge terminates the worker: no leak on unmount.
             move || drop(bridge.borrow_mut().take())
@@ -185,6 +196,8 @@ pub fn app() -> Html {
         let sweep = sweep.clone();
         let sweeping = sweeping.clone();
         let sweep_auto = sweep_auto.clone();
+        let teaching = teaching.clone();
+        let tour_start = tour_start.clone();
         use_effect_with((), move |_| {
             let window = gloo::utils::window();
             let listener = gloo::events::EventListener::new(&window, "hashchange", move |_| {
@@ -203,6 +216,13 @@ pub fn app() -> Html {
                             Timeout::new(0, move || reopen.set(true)).forget();
                         }
                         sweep.set(o.sweep);
+                        // A tour reopens teaching mode at its step.
+                        if o.tour.is_some() {
+                            teaching.set(false);
+                            tour_start.set(o.tour);
+                            let reopen = teaching.clone();
+                            Timeout::new(0, move || reopen.set(true)).forget();
+                        }
                     }
                     Some(Err(e)) => {
                         link_error.set(Some(format!("{e} The scenario on the page is kept.")))
@@ -217,14 +237,17 @@ pub fn app() -> Html {
     let post = {
         let bridge = bridge.clone();
         let next_id = next_id.clone();
+        let pending = pending.clone();
         Rc::new(move |lane: Lane, job: Job| -> u32 {
             let id = {
                 let mut n = next_id.borrow_mut();
                 *n += 1;
                 *n
             };
-            if let Some(b) = bridge.borrow().as_ref() {
-                b.send(Request { id, lane, job });
+            let r = Request { id, lane, job };
+            match bridge.borrow().as_ref() {
+                Some(b) => b.send(r),
+                None => pending.borrow_mut().push(r),
             }
             id
         })
@@ -279,11 +302,13 @@ pub fn app() -> Html {
     // (a jump to a wakeup, a moment on a CPU).
     let teach_here = {
         let teaching = teaching.clone();
+        let tour_start = tour_start.clone();
         let send_teach = send_teach.clone();
         let text = text.clone();
         let teach = teach.clone();
         Callback::from(move |then: Vec<TeachCmd>| {
             *teach.borrow_mut() = (None, None);
+            tour_start.set(None);
             send_teach.emit(TeachCmd::Open {
                 scenario: (*text).clone(),
                 cpu: 0,
@@ -325,19 +350,26 @@ pub fn app() -> Html {
         Err(_) => Scenario::parse(&last_good.borrow()).ok(),
     };
 
-    // The address bar follows the scenario, its pin and the sweep.
+    // The address bar follows the scenario, its pin, the sweep and the
+    // tour.
+    let link_state = share::LinkState {
+        sweep: (*sweep).clone().filter(|_| *sweeping),
+        tour: (*tour_at).clone().filter(|_| *teaching),
+    };
     {
         let pin = (*baseline).clone();
-        let sw = (*sweep).clone().filter(|_| *sweeping);
-        use_effect_with(((*text).clone(), pin, sw), move |(t, pin, sw)| {
-            if let Ok(sc) = Scenario::parse(t) {
-                show_fragment(&share::with_sweep(
-                    share::fragment(&sc, pin.as_deref()),
-                    sw.as_deref(),
-                ));
-            }
-            || ()
-        });
+        use_effect_with(
+            ((*text).clone(), pin, link_state.clone()),
+            move |(t, pin, state)| {
+                if let Ok(sc) = Scenario::parse(t) {
+                    show_fragment(&share::with_state(
+                        share::fragment(&sc, pin.as_deref()),
+                        state,
+                    ));
+                }
+                || ()
+            },
+        );
     }
     // A pin (by the button, a link or a pasted block) runs A on its lane;
     // unpinning cancels that run and clears its results.
@@ -452,11 +484,10 @@ pub fn app() -> Html {
         let status = status.clone();
         let text = text.clone();
         let baseline = baseline.clone();
-        let sw = (*sweep).clone().filter(|_| *sweeping);
+        let state = link_state.clone();
         Callback::from(move |_| {
             if let Ok(sc) = Scenario::parse(&text) {
-                let frag =
-                    share::with_sweep(share::fragment(&sc, baseline.as_deref()), sw.as_deref());
+                let frag = share::with_state(share::fragment(&sc, baseline.as_deref()), &state);
                 copy(format!("{}#{frag}", page_base()), "Link", status.clone());
             }
         })
@@ -827,9 +858,17 @@ pub fn app() -> Html {
                     if *teaching {
                         <TeachingPane view={teach.borrow().0.clone()} error={teach.borrow().1.clone()}
                                       scenario={(*text).clone()} on_cmd={send_teach.clone()}
+                                      start={(*tour_start).clone()} on_tour={{
+                                          let tour_at = tour_at.clone();
+                                          Callback::from(move |t| tour_at.set(t))
+                                      }}
                                       on_close={{
                                           let teaching = teaching.clone();
-                                          Callback::from(move |_| teaching.set(false))
+                                          let tour_start = tour_start.clone();
+                                          Callback::from(move |_| {
+                                              tour_start.set(None);
+                                              teaching.set(false);
+                                          })
                                       }} />
                     }
                     <section class="pane" aria-label="Machine">

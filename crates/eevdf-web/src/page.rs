@@ -24,6 +24,8 @@ pub(crate) struct Opening {
     pub(crate) pin: Option<String>,
     /// The sweep's flags (`&sweep=`).
     pub(crate) sweep: Option<String>,
+    /// A guided tour and its step (`&tour=ID&step=K`).
+    pub(crate) tour: Option<share::TourAt>,
     /// A sentence about a link (or its sweep) that could not be read.
     pub(crate) error: Option<String>,
 }
@@ -61,16 +63,13 @@ pub(crate) fn link_in_address() -> Option<Result<Opening, String>> {
         let (text, pin) = eevdf_scenario::link::decode_text(&hash)
             .map(share::split_pin)
             .map_err(|e| format!("This link could not be read: {e}."))?;
-        let (sweep, error) = match share::sweep_of(&hash) {
-            None => (None, None),
-            Some(Ok(s)) => (Some(s), None),
-            Some(Err(e)) => (None, Some(format!("{e}; the scenario opens without it."))),
-        };
+        let (state, error) = share::state_of(&hash);
         Ok(Opening {
             text,
             pin,
-            sweep,
-            error,
+            sweep: state.sweep,
+            tour: state.tour,
+            error: error.map(|e| format!("{e}; the scenario opens without it.")),
         })
     })
 }

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::charts::{colour, slot_of, slots};
+use eevdf_driver::share::TourAt;
 use eevdf_driver::teach::{EntView, QueueView, TeachCmd, TeachView};
 use eevdf_driver::tours::TOURS;
 
@@ -22,6 +23,18 @@ pub struct Props {
     pub scenario: String,
     pub on_cmd: Callback<TeachCmd>,
     pub on_close: Callback<()>,
+    /// A tour to open at a step (a link's `&tour=ID&step=K`).
+    #[prop_or_default]
+    pub start: Option<TourAt>,
+    /// The tour and step shown, for the link.
+    #[prop_or_default]
+    pub on_tour: Callback<Option<TourAt>>,
+}
+
+/// The tour index and steps done of a link's tour.
+fn tour_index(t: &TourAt) -> Option<(usize, usize)> {
+    let i = TOURS.iter().position(|x| x.id == t.id)?;
+    Some((i, t.step.min(TOURS[i].steps.len())))
 }
 
 fn ms(v: i64) -> String {
@@ -125,7 +138,33 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
 // most of it the html! of the controls and the SVG axis.
 pub fn teaching_pane(p: &Props) -> Html {
     // (tour index, steps done)
-    let tour = use_state(|| None::<(usize, usize)>);
+    let tour = use_state(|| p.start.as_ref().and_then(tour_index));
+    // A link's tour: its scenario, then its steps up to the link's.
+    {
+        let on = p.on_cmd.clone();
+        let start = p.start.as_ref().and_then(tour_index);
+        use_effect_with((), move |_| {
+            if let Some((i, k)) = start {
+                on.emit(TeachCmd::Open {
+                    scenario: TOURS[i].scenario.to_string(),
+                    cpu: TOURS[i].cpu,
+                });
+                for s in &TOURS[i].steps[..k] {
+                    on.emit(s.go.cmd());
+                }
+            }
+        });
+    }
+    // The link follows the tour and its step.
+    {
+        let on = p.on_tour.clone();
+        use_effect_with(*tour, move |t| {
+            on.emit(t.map(|(i, k)| TourAt {
+                id: TOURS[i].id,
+                step: k,
+            }));
+        });
+    }
     let run_ms = use_state(|| "10".to_string());
     // Entities take their task's colour, as chips and charts do.
     let ss = use_memo(p.scenario.clone(), |t| {
