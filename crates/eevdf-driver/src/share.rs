@@ -58,16 +58,6 @@ pub fn with_state(fragment: String, state: &LinkState) -> String {
     out
 }
 
-/// `fragment` with the page's sweep (its `eevdf sweep` flags) as a
-/// `&sweep=` section after the scenario.
-pub fn with_sweep(fragment: String, sweep: Option<&str>) -> String {
-    let state = LinkState {
-        sweep: sweep.map(str::to_string),
-        ..LinkState::default()
-    };
-    with_state(fragment, &state)
-}
-
 /// The state a link carries, and what of it could not be read (a
 /// sentence; the rest still opens).
 pub fn state_of(link: &str) -> (LinkState, Option<String>) {
@@ -182,14 +172,21 @@ mod tests {
     fn a_sweep_travels_in_its_section_and_old_readers_skip_it() {
         let b = Scenario::parse(B).unwrap();
         let args = "--vary task.ct.period=1ms,2ms --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT+NEXT_BUDDY";
-        let frag = with_sweep(fragment(&b, None), Some(args));
+        let sweep = LinkState {
+            sweep: Some(args.to_string()),
+            ..LinkState::default()
+        };
+        let frag = with_state(fragment(&b, None), &sweep);
         assert!(frag.ends_with(
             "&sweep=--vary+task.ct.period=1ms,2ms+--features-axis+PREEMPT_SHORT,NO_PREEMPT_SHORT%2BNEXT_BUDDY"
         ), "{frag}");
         assert_eq!(sweep_of(&format!("#{frag}")), Some(Ok(args.to_string())));
         // The scenario reads as before: the CLI and older pages ignore it.
         assert_eq!(eevdf_scenario::link::decode(&frag).unwrap(), b);
-        assert_eq!(with_sweep(fragment(&b, None), None), fragment(&b, None));
+        assert_eq!(
+            with_state(fragment(&b, None), &LinkState::default()),
+            fragment(&b, None)
+        );
         assert_eq!(sweep_of(&fragment(&b, None)), None);
         let bad = sweep_of(&format!("{}&sweep=--jobs+2", fragment(&b, None))).unwrap();
         assert!(bad.unwrap_err().contains("unknown flag `--jobs`"));
