@@ -21,6 +21,8 @@
 //! rule that chose it ([`PlaceReason`]) and the task's new
 //! `recent_used_cpu` ([`Placed`]) out.
 
+use std::cell::OnceCell;
+
 use eevdf_core::{Features, Profile};
 
 use crate::topology::{SchedDomain, Topology};
@@ -77,11 +79,79 @@ pub struct WakeCtx<'a> {
     pub wakee_flips: u32,
 }
 
+/// Every CPU as placement reads it, each computed on its first read
+/// and kept for the rest of the call: a wakeup reads a few CPUs (prev,
+/// target, an LLC scan), and computing all of them (their PELT decay,
+/// their min slice) was most of a wakeup's cost on 64-CPU machines.
+/// Placement is a pure function of the machine at one instant, so a CPU
+/// read late is the CPU read early.
+#[derive(Clone, Copy)]
+pub struct CpuViews<'a> {
+    /// Every CPU made at once (energy-aware placement reads them all).
+    all: Option<&'a [CpuView]>,
+    cells: &'a [OnceCell<CpuView>],
+    make: &'a dyn Fn(u32) -> CpuView,
+}
+
+impl<'a> CpuViews<'a> {
+    /// Views of `cells.len()` CPUs, each made by `make` when first read;
+    /// `cells` must be empty.
+    pub fn lazy(cells: &'a [OnceCell<CpuView>], make: &'a dyn Fn(u32) -> CpuView) -> Self {
+        debug_assert!(cells.iter().all(|c| c.get().is_none()), "stale views");
+        CpuViews {
+            all: None,
+            cells,
+            make,
+        }
+    }
+
+    /// Views made beforehand, one per CPU.
+    pub fn all(views: &'a [CpuView]) -> Self {
+        CpuViews {
+            all: Some(views),
+            cells: &[],
+            make: &|_| unreachable!("every view is made"),
+        }
+    }
+
+    /// CPU `cpu`'s view.
+    #[inline]
+    pub fn get(&self, cpu: u32) -> CpuView {
+        match self.all {
+            Some(v) => v[cpu as usize],
+            None => *self.cells[cpu as usize].get_or_init(|| (self.make)(cpu)),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.all.map_or(self.cells.len(), <[CpuView]>::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every CPU's view, in CPU order.
+    pub fn iter(&self) -> impl Iterator<Item = CpuView> + '_ {
+        (0..self.len() as u32).map(|c| self.get(c))
+    }
+}
+
+impl std::fmt::Debug for CpuViews<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let read = match self.all {
+            Some(v) => v.len(),
+            None => self.cells.iter().filter(|c| c.get().is_some()).count(),
+        };
+        write!(f, "CpuViews({} CPUs, {read} made)", self.len())
+    }
+}
+
 /// The whole machine as placement sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct MachineView<'a> {
     pub topo: &'a Topology,
-    pub cpus: &'a [CpuView],
+    pub cpus: CpuViews<'a>,
     pub features: &'a Features,
     /// The kernel version, for code that differs without a feature.
     pub profile: Profile,
@@ -158,7 +228,7 @@ fn allowed(ctx: &WakeCtx, cpu: u32) -> bool {
 
 /// `wake_affine_idle`.
 fn wake_affine_idle(m: &MachineView, this: u32, prev: u32, sync: bool) -> Option<u32> {
-    let c = |i: u32| m.cpus[i as usize];
+    let c = |i: u32| m.cpus.get(i);
     if c(this).idle && m.topo.cpus_share_cache(this, prev) {
         return Some(if c(prev).idle { prev } else { this });
     }
@@ -179,7 +249,7 @@ fn wake_affine_weight(
     prev: u32,
     imbalance_pct: u32,
 ) -> Option<u32> {
-    let c = |i: u32| m.cpus[i as usize];
+    let c = |i: u32| m.cpus.get(i);
     let mut this_eff = i128::from(c(this).load);
     if ctx.sync {
         let current = i128::from(ctx.waker_load);
@@ -206,11 +276,7 @@ fn wake_affine_weight(
 /// WA_SLICE (0/8 7/8): prefer the CPU where the wakee's slice is shorter
 /// than the minimum slice queued there (it would preempt).
 fn wake_affine_slice(m: &MachineView, ctx: &WakeCtx, this: u32, prev: u32) -> Option<u32> {
-    let preempts = |i: u32| {
-        m.cpus[i as usize]
-            .min_slice
-            .is_none_or(|s| ctx.task_slice < s)
-    };
+    let preempts = |i: u32| m.cpus.get(i).min_slice.is_none_or(|s| ctx.task_slice < s);
     match (preempts(this), preempts(prev)) {
         (true, false) => Some(this),
         (false, true) => Some(prev),
@@ -309,7 +375,7 @@ pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u3
         reason,
         recent_used_cpu: ctx.recent_used_cpu,
     };
-    let c = |i: u32| m.cpus[i as usize];
+    let c = |i: u32| m.cpus.get(i);
     if c(target).idle_for_sis() && fits(m, ctx, target) {
         return early(target, PlaceReason::TargetIdle);
     }
@@ -341,7 +407,7 @@ fn sis_after_store(
     target: u32,
     prev_aff: Option<u32>,
 ) -> (u32, PlaceReason) {
-    let c = |i: u32| m.cpus[i as usize];
+    let c = |i: u32| m.cpus.get(i);
     let mut recent_aff = None;
     if let Some(r) = ctx.recent_used_cpu {
         if r != prev
@@ -429,7 +495,7 @@ fn has_idle_cores(m: &MachineView, span: &[u32]) -> bool {
         m.topo
             .smt_siblings(*cpu)
             .iter()
-            .all(|s| m.cpus[*s as usize].idle)
+            .all(|s| m.cpus.get(*s).idle)
     })
 }
 
@@ -487,7 +553,7 @@ impl IdleScan<'_> {
         if self.nr == 0 {
             return Step::Stop;
         }
-        if self.m.cpus[cpu as usize].idle_for_sis() {
+        if self.m.cpus.get(cpu).idle_for_sis() {
             return Step::Found(cpu, PlaceReason::IdleCpuScan);
         }
         Step::Next
@@ -499,7 +565,7 @@ impl IdleScan<'_> {
         let topo = self.m.topo;
         let mut idle = true;
         for &s in topo.smt_siblings(core) {
-            let v = self.m.cpus[s as usize];
+            let v = self.m.cpus.get(s);
             if !v.idle {
                 idle = false;
                 if self.idle_cpu.is_some() {
@@ -586,7 +652,8 @@ fn sis_slice(m: &MachineView, ctx: &WakeCtx, span: &[u32]) -> Option<(u32, Place
         .copied()
         .filter(|c| allowed(ctx, *c))
         .filter_map(|c| {
-            m.cpus[c as usize]
+            m.cpus
+                .get(c)
                 .min_slice
                 .filter(|s| ctx.task_slice < *s)
                 .map(|s| (c, s))
@@ -645,7 +712,7 @@ fn select_idle_capacity(
         if nr == 0 {
             break;
         }
-        if !m.cpus[cpu as usize].idle_for_sis() {
+        if !m.cpus.get(cpu).idle_for_sis() {
             continue;
         }
         let cap = m.topo.capacity(cpu);
@@ -666,7 +733,7 @@ fn select_idle_capacity(
 /// the idlest group (most idle CPUs, then fewest tasks, then least
 /// load), then the idlest CPU in it.
 fn find_idlest_cpu(m: &MachineView, ctx: &WakeCtx, cpu: u32, level: usize) -> u32 {
-    let c = |i: u32| m.cpus[i as usize];
+    let c = |i: u32| m.cpus.get(i);
     let mut cpu = if allowed(ctx, cpu) {
         cpu
     } else {
@@ -748,7 +815,7 @@ pub fn find_energy_efficient_cpu(m: &MachineView, ctx: &WakeCtx, prev: u32) -> O
     if overutilized(m) {
         return None;
     }
-    let util = |c: u32| m.cpus[c as usize].util;
+    let util = |c: u32| m.cpus.get(c).util;
     let fits_with_task = |c: u32| fits_capacity(util(c) + ctx.task_util, m.topo.capacity(c));
     let mut candidates: Vec<u32> = Vec::new();
     if allowed(ctx, prev) && fits_with_task(prev) {

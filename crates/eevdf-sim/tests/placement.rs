@@ -24,7 +24,9 @@ use std::fs;
 use std::path::Path;
 
 use eevdf_core::{FeatureSet, Profile};
-use eevdf_sim::placement::{select_task_rq_fair, CpuView, LlcState, MachineView, WakeCtx};
+use eevdf_sim::placement::{
+    select_task_rq_fair, CpuView, CpuViews, LlcState, MachineView, WakeCtx,
+};
 use eevdf_sim::topology::{CustomMachine, MachineSpec, Topology};
 
 fn cpus(list: &str) -> Vec<u32> {
@@ -169,13 +171,26 @@ fn run(path: &Path) -> Result<(), String> {
                 };
                 let m = MachineView {
                     topo,
-                    cpus: &views,
+                    cpus: CpuViews::all(&views),
                     features: &fs.features,
                     profile: fs.profile,
                     llc: &llc,
                     eas,
                 };
                 let placed = select_task_rq_fair(&m, &ctx);
+                // CPUs made as they are read decide the same.
+                let cells = vec![std::cell::OnceCell::new(); views.len()];
+                let make = |c: u32| views[c as usize];
+                let lazy = MachineView {
+                    cpus: CpuViews::lazy(&cells, &make),
+                    ..m
+                };
+                assert_eq!(
+                    select_task_rq_fair(&lazy, &ctx),
+                    placed,
+                    "{}: lazy views",
+                    path.display()
+                );
                 let (cpu, why) = (placed.cpu, placed.reason);
                 recent = placed.recent_used_cpu;
                 last_cpu = Some(cpu);

@@ -11,15 +11,35 @@
 //! SMT-balance classes); misfit tasks move by active balance only to an
 //! idle bigger CPU.
 
+use std::cell::OnceCell;
+
 use eevdf_core::{CfsRqId, WakeFlags};
 
 use super::{Sim, State};
 use crate::config::Nanos;
-use crate::placement::{self, CpuView, MachineView, PlaceReason, WakeCtx};
+use crate::placement::{self, CpuView, CpuViews, MachineView, PlaceReason, WakeCtx};
 use crate::topology::SchedDomain;
 use crate::workload::Tid;
 
 const MS: Nanos = 1_000_000;
+/// A CPU as placement sees it at `now`.
+#[inline]
+fn view_of(c: &super::Cpu, now: Nanos) -> CpuView {
+    let busy = busy_level(c);
+    let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
+    let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
+    let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
+    CpuView {
+        idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
+        sched_idle: false,
+        nr_running: c.rq.h_nr_queued,
+        nr_delayed: c.rq.h_nr_delayed,
+        util,
+        load,
+        min_slice: (ms != u64::MAX).then_some(ms),
+    }
+}
+
 /// `sched_nr_migrate`: tasks looked at per balance pass.
 const LOOP_MAX: usize = 32;
 
@@ -44,7 +64,8 @@ pub struct GroupStats {
 /// Their contents mean nothing between calls.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
-    views: Vec<CpuView>,
+    views: Vec<OnceCell<CpuView>>,
+    all_views: Vec<CpuView>,
     group_stats: Vec<GroupStats>,
 }
 
@@ -214,24 +235,9 @@ impl Sim {
         }
     }
 
-    /// Fills `views` with every CPU as placement sees it at `now`.
-    fn fill_cpu_views(&self, views: &mut Vec<CpuView>, now: Nanos) {
-        views.clear();
-        views.extend(self.cpus.iter().map(|c| {
-            let busy = busy_level(c);
-            let ms = c.rq.cfs_rq_min_slice(CfsRqId::ROOT);
-            let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
-            let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
-            CpuView {
-                idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
-                sched_idle: false,
-                nr_running: c.rq.h_nr_queued,
-                nr_delayed: c.rq.h_nr_delayed,
-                util,
-                load,
-                min_slice: (ms != u64::MAX).then_some(ms),
-            }
-        }));
+    /// CPU `cpu` as placement sees it at `now`.
+    fn cpu_view(&self, cpu: u32, now: Nanos) -> CpuView {
+        view_of(&self.cpus[cpu as usize], now)
     }
 
     /// `select_task_rq_fair` for thread `tid`.
@@ -243,9 +249,21 @@ impl Sim {
         fork: bool,
         now: Nanos,
     ) -> (u32, PlaceReason) {
-        // The scratch buffer, so a wakeup does not allocate.
+        // The scratch buffers, so a wakeup does not allocate. Energy-aware
+        // placement reads every CPU: they are made in one pass; otherwise
+        // each is made when placement first reads it.
         let mut views = std::mem::take(&mut self.scratch.views);
-        self.fill_cpu_views(&mut views, now);
+        let mut all = std::mem::take(&mut self.scratch.all_views);
+        all.clear();
+        if self.eas {
+            all.extend(self.cpus.iter().map(|c| view_of(c, now)));
+        } else {
+            views.resize_with(self.cpus.len(), OnceCell::new);
+            views.iter_mut().for_each(|v| {
+                v.take();
+            });
+        }
+        let make = |cpu: u32| self.cpu_view(cpu, now);
         let t = &self.threads[tid];
         let waker = self.cpus[waker_cpu as usize].curr;
         let ctx = WakeCtx {
@@ -264,7 +282,10 @@ impl Sim {
         };
         let m = MachineView {
             topo: &self.topo,
-            cpus: &views,
+            cpus: match self.eas {
+                true => CpuViews::all(&all),
+                false => CpuViews::lazy(&views, &make),
+            },
             features: &self.cfg.features,
             profile: self.cfg.profile,
             llc: &self.llc,
@@ -272,6 +293,7 @@ impl Sim {
         };
         let placed = placement::select_task_rq_fair(&m, &ctx);
         self.scratch.views = views;
+        self.scratch.all_views = all;
         self.threads[tid].recent_used_cpu = placed.recent_used_cpu;
         (placed.cpu, placed.reason)
     }
