@@ -47,12 +47,6 @@ pub struct CpuView {
     pub min_slice: Option<u64>,
 }
 
-impl CpuView {
-    fn idle_for_sis(&self) -> bool {
-        self.idle || self.sched_idle
-    }
-}
-
 /// Per-LLC state kept by the load balancer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LlcState {
@@ -91,17 +85,25 @@ pub struct CpuViews<'a> {
     all: Option<&'a [CpuView]>,
     cells: &'a [OnceCell<CpuView>],
     make: &'a dyn Fn(u32) -> CpuView,
+    /// A CPU's `(idle, sched_idle)` without the rest of its view: idle
+    /// scans read only these, over a whole LLC.
+    idleness: &'a dyn Fn(u32) -> (bool, bool),
 }
 
 impl<'a> CpuViews<'a> {
     /// Views of `cells.len()` CPUs, each made by `make` when first read;
-    /// `cells` must be empty.
-    pub fn lazy(cells: &'a [OnceCell<CpuView>], make: &'a dyn Fn(u32) -> CpuView) -> Self {
+    /// `cells` must be empty. `idleness` must agree with `make`.
+    pub fn lazy(
+        cells: &'a [OnceCell<CpuView>],
+        make: &'a dyn Fn(u32) -> CpuView,
+        idleness: &'a dyn Fn(u32) -> (bool, bool),
+    ) -> Self {
         debug_assert!(cells.iter().all(|c| c.get().is_none()), "stale views");
         CpuViews {
             all: None,
             cells,
             make,
+            idleness,
         }
     }
 
@@ -111,7 +113,35 @@ impl<'a> CpuViews<'a> {
             all: Some(views),
             cells: &[],
             make: &|_| unreachable!("every view is made"),
+            idleness: &|_| unreachable!("every view is made"),
         }
+    }
+
+    /// CPU `cpu`'s `(idle, sched_idle)`, without making its view.
+    #[inline]
+    pub fn idleness(&self, cpu: u32) -> (bool, bool) {
+        let view = match self.all {
+            Some(v) => Some(&v[cpu as usize]),
+            None => self.cells[cpu as usize].get(),
+        };
+        match view {
+            Some(v) => (v.idle, v.sched_idle),
+            None => {
+                let i = (self.idleness)(cpu);
+                debug_assert_eq!(i, {
+                    let v = self.get(cpu);
+                    (v.idle, v.sched_idle)
+                });
+                i
+            }
+        }
+    }
+
+    /// `available_idle_cpu() || sched_idle_cpu()` of CPU `cpu`.
+    #[inline]
+    fn idle_for_sis(&self, cpu: u32) -> bool {
+        let (idle, sched_idle) = self.idleness(cpu);
+        idle || sched_idle
     }
 
     /// CPU `cpu`'s view.
@@ -229,13 +259,14 @@ fn allowed(ctx: &WakeCtx, cpu: u32) -> bool {
 /// `wake_affine_idle`.
 fn wake_affine_idle(m: &MachineView, this: u32, prev: u32, sync: bool) -> Option<u32> {
     let c = |i: u32| m.cpus.get(i);
-    if c(this).idle && m.topo.cpus_share_cache(this, prev) {
-        return Some(if c(prev).idle { prev } else { this });
+    let idle = |cpu: u32| m.cpus.idleness(cpu).0;
+    if idle(this) && m.topo.cpus_share_cache(this, prev) {
+        return Some(if idle(prev) { prev } else { this });
     }
     if sync && c(this).nr_running - c(this).nr_delayed == 1 {
         return Some(this);
     }
-    if c(prev).idle {
+    if idle(prev) {
         return Some(prev);
     }
     None
@@ -375,14 +406,13 @@ pub fn select_idle_sibling(m: &MachineView, ctx: &WakeCtx, prev: u32, target: u3
         reason,
         recent_used_cpu: ctx.recent_used_cpu,
     };
-    let c = |i: u32| m.cpus.get(i);
-    if c(target).idle_for_sis() && fits(m, ctx, target) {
+    if m.cpus.idle_for_sis(target) && fits(m, ctx, target) {
         return early(target, PlaceReason::TargetIdle);
     }
     let mut prev_aff = None;
     if prev != target
         && m.topo.cpus_share_cache(prev, target)
-        && c(prev).idle_for_sis()
+        && m.cpus.idle_for_sis(prev)
         && fits(m, ctx, prev)
     {
         if !cluster_active(m.topo) || cpus_share_resources(m.topo, prev, target) {
@@ -407,14 +437,13 @@ fn sis_after_store(
     target: u32,
     prev_aff: Option<u32>,
 ) -> (u32, PlaceReason) {
-    let c = |i: u32| m.cpus.get(i);
     let mut recent_aff = None;
     if let Some(r) = ctx.recent_used_cpu {
         if r != prev
             && r != target
             && allowed(ctx, r)
             && m.topo.cpus_share_cache(r, target)
-            && c(r).idle_for_sis()
+            && m.cpus.idle_for_sis(r)
             && fits(m, ctx, r)
         {
             if !cluster_active(m.topo) || cpus_share_resources(m.topo, r, target) {
@@ -435,7 +464,7 @@ fn sis_after_store(
     let has_idle_core = smt && has_idle_cores(m, &llc.span);
     if smt && !has_idle_core && m.topo.cpus_share_cache(prev, target) {
         for s in m.topo.smt_siblings(prev).iter() {
-            if *s != prev && allowed(ctx, *s) && c(*s).idle_for_sis() {
+            if *s != prev && allowed(ctx, *s) && m.cpus.idle_for_sis(*s) {
                 return (*s, PlaceReason::IdleSmtSibling);
             }
         }
@@ -495,7 +524,7 @@ fn has_idle_cores(m: &MachineView, span: &[u32]) -> bool {
         m.topo
             .smt_siblings(*cpu)
             .iter()
-            .all(|s| m.cpus.get(*s).idle)
+            .all(|s| m.cpus.idleness(*s).0)
     })
 }
 
@@ -553,7 +582,7 @@ impl IdleScan<'_> {
         if self.nr == 0 {
             return Step::Stop;
         }
-        if self.m.cpus.get(cpu).idle_for_sis() {
+        if self.m.cpus.idle_for_sis(cpu) {
             return Step::Found(cpu, PlaceReason::IdleCpuScan);
         }
         Step::Next
@@ -565,13 +594,13 @@ impl IdleScan<'_> {
         let topo = self.m.topo;
         let mut idle = true;
         for &s in topo.smt_siblings(core) {
-            let v = self.m.cpus.get(s);
-            if !v.idle {
+            let (s_idle, s_sched_idle) = self.m.cpus.idleness(s);
+            if !s_idle {
                 idle = false;
                 if self.idle_cpu.is_some() {
                     break;
                 }
-                if v.sched_idle && self.candidate(s) {
+                if s_sched_idle && self.candidate(s) {
                     self.idle_cpu = Some(s);
                     break;
                 }
@@ -712,7 +741,7 @@ fn select_idle_capacity(
         if nr == 0 {
             break;
         }
-        if !m.cpus.get(cpu).idle_for_sis() {
+        if !m.cpus.idle_for_sis(cpu) {
             continue;
         }
         let cap = m.topo.capacity(cpu);

@@ -181,8 +181,9 @@ fn run(path: &Path) -> Result<(), String> {
                 // CPUs made as they are read decide the same.
                 let cells = vec![std::cell::OnceCell::new(); views.len()];
                 let make = |c: u32| views[c as usize];
+                let idleness = |c: u32| (views[c as usize].idle, views[c as usize].sched_idle);
                 let lazy = MachineView {
-                    cpus: CpuViews::lazy(&cells, &make),
+                    cpus: CpuViews::lazy(&cells, &make, &idleness),
                     ..m
                 };
                 assert_eq!(

@@ -22,6 +22,12 @@ use crate::topology::SchedDomain;
 use crate::workload::Tid;
 
 const MS: Nanos = 1_000_000;
+/// `available_idle_cpu()`: nothing running or queued.
+#[inline]
+fn idle_cpu(c: &super::Cpu) -> bool {
+    c.curr.is_none() && c.rq.h_nr_queued == 0
+}
+
 /// A CPU as placement sees it at `now`.
 #[inline]
 fn view_of(c: &super::Cpu, now: Nanos) -> CpuView {
@@ -30,7 +36,7 @@ fn view_of(c: &super::Cpu, now: Nanos) -> CpuView {
     let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
     let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
     CpuView {
-        idle: c.curr.is_none() && c.rq.h_nr_queued == 0,
+        idle: idle_cpu(c),
         sched_idle: false,
         nr_running: c.rq.h_nr_queued,
         nr_delayed: c.rq.h_nr_delayed,
@@ -264,6 +270,7 @@ impl Sim {
             });
         }
         let make = |cpu: u32| self.cpu_view(cpu, now);
+        let idleness = |cpu: u32| (idle_cpu(&self.cpus[cpu as usize]), false);
         let t = &self.threads[tid];
         let waker = self.cpus[waker_cpu as usize].curr;
         let ctx = WakeCtx {
@@ -284,7 +291,7 @@ impl Sim {
             topo: &self.topo,
             cpus: match self.eas {
                 true => CpuViews::all(&all),
-                false => CpuViews::lazy(&views, &make),
+                false => CpuViews::lazy(&views, &make, &idleness),
             },
             features: &self.cfg.features,
             profile: self.cfg.profile,
