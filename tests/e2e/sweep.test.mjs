@@ -4,6 +4,7 @@
 // lines are `eevdf sweep LINK`'s byte for byte; the address bar carries
 // the sweep; Cancel stops every worker; a bad flag is said, not run.
 import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { launch, openPage, cspViolations, check } from './lib.mjs';
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
@@ -41,6 +42,12 @@ try {
   const cmd = await page.$eval('[data-testid=sweep-cli]', (e) => e.textContent);
   check(cmd.startsWith("eevdf sweep '") && cmd.endsWith(`' ${args}`), `cli line ${cmd}`);
   await page.screenshot({ path: 'target/e2e/sweep.png', fullPage: true });
+  // The chart for slides, captioned with the sweep.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=sweep-export-svg]')]);
+  const svg = readFileSync(await dl.path(), 'utf8');
+  check(svg.includes(`eevdf sweep ${args}</text>`) && svg.includes('engine '), `svg caption: ${svg.slice(-300)}`);
+  check((svg.match(/<circle /g) ?? []).length === 6, 'six points in the file');
+  writeFileSync('target/e2e/sweep-export.svg', svg);
 
   // A bad flag is said, and the last sweep's points stay.
   await page.fill('[data-testid=sweep-spec]', '--jobs 2');

@@ -4,6 +4,7 @@
 // the moment it happened, a click on the CDF to a sample that slow, a
 // click on the timeline to that CPU at that moment. Screenshot:
 // target/e2e/teaching.png.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { launch, openPage, cspViolations, check, waitDone } from './lib.mjs';
 
 const base = process.env.APP_URL ?? 'http://127.0.0.1:8080/';
@@ -115,6 +116,24 @@ try {
     captions.weights[0], { timeout: 20000 });
   check(await page.$eval('[data-testid=tour]', (s) => s.value) === 'weights', 'a second link in the tab opens its tour');
   console.log('  tour links: step 2 of preempt-short (fresh load), step 1 of weights (same tab)');
+
+  // The picture for slides: SVG and PNG, captioned with the tour step
+  // and the engine version.
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=teach-export-svg]')]);
+  const svg = readFileSync(await svgDl.path(), 'utf8');
+  check(svgDl.suggestedFilename() === 'eevdf-teaching.svg', `svg name ${svgDl.suggestedFilename()}`);
+  check(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), `a standalone SVG: ${svg.slice(0, 80)}`);
+  const caption = /<text[^>]*data-caption="1">([^<]*)<\/text>/.exec(svg)?.[1] ?? '';
+  check(/^eevdf-playground, engine \d+\.\d+ · tour Weights and shares, step 1 of \d+ · t = [\d.]+ ms, CPU0$/.test(caption), `caption: ${caption}`);
+  const entities = await page.$$eval('svg.vaxis g.ent', (g) => g.length);
+  check((svg.match(/<rect /g) ?? []).length >= entities, 'every entity bar is in the file');
+  check(!svg.includes('class='), 'paint is inlined, not left to the page\'s CSS');
+  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=teach-export-png]')]);
+  const png = readFileSync(await pngDl.path());
+  check(png.subarray(1, 4).toString() === 'PNG' && png.length > 2000, `a PNG of ${png.length} bytes`);
+  writeFileSync('target/e2e/teaching-export.svg', svg);
+  writeFileSync('target/e2e/teaching-export.png', png);
+  console.log(`  export: SVG (${svg.length} bytes, "${caption}"), PNG (${png.length} bytes)`);
 
   problems.push(...(await cspViolations(page)).map((v) => `csp: ${v}`));
   if (problems.length) {

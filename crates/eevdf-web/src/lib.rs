@@ -11,6 +11,7 @@
 
 pub mod app;
 pub mod charts;
+pub mod export;
 pub mod features;
 mod lanes;
 pub mod machine;

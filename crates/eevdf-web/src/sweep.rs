@@ -307,6 +307,30 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
         })
     };
 
+    // The chart for slides, captioned with the sweep that made it.
+    let export = {
+        let spec = (*spec_text).clone();
+        move |png: bool, what: String| {
+            let caption = format!(
+                "{} · {what} · eevdf sweep {spec}",
+                crate::export::made_with()
+            );
+            Callback::from(move |_: MouseEvent| {
+                let Ok(Some(svg)) =
+                    gloo::utils::document().query_selector("[data-testid=sweep-chart]")
+                else {
+                    return;
+                };
+                let done = match png {
+                    true => crate::export::download_png(&[svg], &caption, "eevdf-sweep"),
+                    false => crate::export::download_svg(&[svg], &caption, "eevdf-sweep"),
+                };
+                if let Err(e) = done {
+                    gloo::console::error!(e);
+                }
+            })
+        }
+    };
     let pl = pool.borrow();
     let lines = pl.lines();
     let percentile = Spec::parse(&spec_text).map_or_else(|_| "p99".to_string(), |s| s.percentile);
@@ -384,6 +408,10 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
             }
             if let Some((t, x, series)) = chart {
                 { chart_svg(&t, &percentile, &x, &series, p.dark) }
+                <div class="export" role="group" aria-label="Export the chart">
+                    <button type="button" onclick={export(false, format!("{t} {percentile} against {x}"))} data-testid="sweep-export-svg">{ "SVG" }</button>
+                    <button type="button" onclick={export(true, format!("{t} {percentile} against {x}"))} data-testid="sweep-export-png">{ "PNG" }</button>
+                </div>
             }
             if !lines.is_empty() {
                 <pre class="sweep-table" data-testid="sweep-table">{ sweep::summary(&lines, &percentile) }</pre>
@@ -486,6 +514,19 @@ fn chart_svg(task: &str, percentile: &str, x_name: &str, series: &[Series], dark
                 }) }
                 <text x={((LEFT + W - RIGHT) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle" font-size="12" fill={fg}>{ x_name.to_string() }</text>
                 <text x="12" y="16" font-size="12" fill={fg}>{ format!("{task} {percentile} (µs)") }</text>
+                // The legend inside the picture, so an exported file has it.
+                { for series.iter().enumerate().map(|(i, s)| {
+                    let y = TOP + 4.0 + 14.0 * i as f64;
+                    let x = W - RIGHT - 220.0;
+                    html! {
+                        <g class="legend-key">
+                            <line x1={x.to_string()} x2={(x + 18.0).to_string()} y1={y.to_string()} y2={y.to_string()} stroke={colour(i)} stroke-width="3" />
+                            <text x={(x + 24.0).to_string()} y={(y + 4.0).to_string()} font-size="11" fill={fg}>
+                                { if s.label.is_empty() { task.to_string() } else { s.label.clone() } }
+                            </text>
+                        </g>
+                    }
+                }) }
                 { for series.iter().enumerate().map(|(i, s)| {
                     let c = colour(i);
                     let mut band: Vec<String> = s.points.iter().map(|p| format!("{},{}", sx(p.x), sy(p.max))).collect();
@@ -506,13 +547,6 @@ fn chart_svg(task: &str, percentile: &str, x_name: &str, series: &[Series], dark
                     }
                 }) }
             </svg>
-            <figcaption class="muted legend">
-                { for series.iter().enumerate().map(|(i, s)| html! {
-                    <span class="key"><svg viewBox="0 0 20 10" width="20" height="10" aria-hidden="true">
-                        <line x1="0" x2="20" y1="5" y2="5" stroke={colour(i)} stroke-width="3" /></svg>
-                        { if s.label.is_empty() { task.to_string() } else { s.label.clone() } }</span>
-                }) }
-            </figcaption>
         </figure>
     }
 }

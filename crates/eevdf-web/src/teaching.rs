@@ -133,6 +133,40 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
     }
 }
 
+/// The `svg.vaxis` figures under `root`, in order.
+fn svgs(root: &web_sys::Element) -> Vec<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    let Ok(list) = root.query_selector_all("svg.vaxis") else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into().ok())
+        .collect()
+}
+
+/// An exported picture's caption: engine, tour step or scenario, time
+/// and CPU.
+fn export_caption(p: &Props, tour: Option<(usize, usize)>) -> String {
+    let what = match tour {
+        Some((i, k)) => format!(
+            "tour {}, step {k} of {}",
+            TOURS[i].title,
+            TOURS[i].steps.len()
+        ),
+        None => eevdf_scenario::scenario::Scenario::parse(&p.scenario).map_or_else(
+            |_| "the page's scenario".to_string(),
+            |sc| {
+                let names: Vec<&str> = sc.sim.tasks.iter().map(|t| t.name.as_str()).collect();
+                format!("{} CPUs, tasks {}", sc.machine.nr_cpus(), names.join(", "))
+            },
+        ),
+    };
+    let at = p.view.as_ref().map_or(String::new(), |v| {
+        format!(" · t = {:.3} ms, CPU{}", v.now as f64 / 1e6, v.cpu)
+    });
+    format!("{} · {what}{at}", crate::export::made_with())
+}
+
 #[function_component(TeachingPane)]
 // Over the 100-line limit, not yet split: a Yew function component,
 // most of it the html! of the controls and the SVG axis.
@@ -249,6 +283,30 @@ pub fn teaching_pane(p: &Props) -> Html {
         let on = p.on_close.clone();
         Callback::from(move |_: MouseEvent| on.emit(()))
     };
+    // The picture for slides: every queue's axis, captioned with what it
+    // shows.
+    let pictures = use_node_ref();
+    let export = {
+        let pictures = pictures.clone();
+        let caption = export_caption(p, *tour);
+        move |png: bool| {
+            let pictures = pictures.clone();
+            let caption = caption.clone();
+            Callback::from(move |_: MouseEvent| {
+                let Some(root) = pictures.cast::<web_sys::Element>() else {
+                    return;
+                };
+                let figures = svgs(&root);
+                let done = match png {
+                    true => crate::export::download_png(&figures, &caption, "eevdf-teaching"),
+                    false => crate::export::download_svg(&figures, &caption, "eevdf-teaching"),
+                };
+                if let Err(e) = done {
+                    gloo::console::error!(e);
+                }
+            })
+        }
+    };
 
     let caption = tour.map(|(i, k)| {
         let t = &TOURS[i];
@@ -286,7 +344,13 @@ pub fn teaching_pane(p: &Props) -> Html {
                         <p data-testid="wakeup-reason">{ w }</p>
                     }
                 </div>
-                { for v.queues.iter().filter(|q| !q.entities.is_empty()).map(|q| axis(q, &ss)) }
+                <div class="export" role="group" aria-label="Export the picture">
+                    <button type="button" onclick={export(false)} data-testid="teach-export-svg">{ "SVG" }</button>
+                    <button type="button" onclick={export(true)} data-testid="teach-export-png">{ "PNG" }</button>
+                </div>
+                <div ref={pictures}>
+                    { for v.queues.iter().filter(|q| !q.entities.is_empty()).map(|q| axis(q, &ss)) }
+                </div>
                 <details class="log" open=true>
                     <summary>{ format!("Events on CPU{}", v.cpu) }</summary>
                     <pre data-testid="teach-log">{ v.log.join("\n") }</pre>
