@@ -54,6 +54,7 @@ test-native:
 bench-quick:
 	cargo bench --locked -p eevdf-core --bench engine -- --test
 	cargo bench --locked -p eevdf-sim --bench sim -- --test
+	cargo bench --locked -p eevdf-driver --bench presets -- --test
 
 # Nothing wasm-hostile may creep into the crates the web app uses.
 check-wasm:
