@@ -41,6 +41,38 @@ struct Drag {
     moving: bool,
 }
 
+/// The button that shows or folds an LLC's CPU cards on a big machine.
+fn fold_button(
+    open: &UseStateHandle<Vec<(u32, u32)>>,
+    key: (u32, u32),
+    shown: bool,
+    cpus: usize,
+) -> Html {
+    let onclick = {
+        let open = open.clone();
+        Callback::from(move |e: MouseEvent| {
+            // Not a click on the LLC's zone (which places a task there).
+            e.stop_propagation();
+            let mut v = (*open).clone();
+            match v.iter().position(|k| *k == key) {
+                Some(i) => {
+                    v.remove(i);
+                }
+                None => v.push(key),
+            }
+            open.set(v);
+        })
+    };
+    let onkeydown = Callback::from(|e: KeyboardEvent| e.stop_propagation());
+    html! {
+        <button type="button" class="fold" {onclick} {onkeydown} aria-expanded={shown.to_string()}
+                aria-label={format!("{} the {cpus} CPUs of LLC {}", if shown { "Fold" } else { "Show" }, key.1)}
+                data-testid={format!("fold-{}-{}", key.0, key.1)}>
+            { if shown { "Fold" } else { "Show" } }
+        </button>
+    }
+}
+
 #[derive(Properties, PartialEq, Debug)]
 pub struct Props {
     pub scenario: Scenario,
@@ -156,6 +188,9 @@ pub fn machine_view(p: &Props) -> Html {
     let sc = &p.scenario;
     let ss = slots(sc.sim.tasks.iter().map(|t| t.name.as_str()));
 
+    // Big machines show each LLC as one line until asked: (node, llc)
+    // pairs opened.
+    let open = use_state(Vec::<(u32, u32)>::new);
     let topo = use_memo(sc.machine.clone(), |m| Topology::build(&m.spec()).ok());
     let Some(topo) = topo.as_ref() else {
         return html! { <p class="error">{ "This machine cannot be built." }</p> };
@@ -445,6 +480,8 @@ pub fn machine_view(p: &Props) -> Html {
 
     let multi_nodes = lay.nodes.len() > 1;
     let dense = nr > 64;
+    // Past 32 CPUs a machine is taller than a screen: its LLCs fold.
+    let collapse = nr > 32;
     let body = html! {
         <div class={classes!("nodes", dense.then_some("dense"))}>
             { for lay.nodes.iter().map(|(node, llcs)| {
@@ -454,6 +491,21 @@ pub fn machine_view(p: &Props) -> Html {
                 let inner = html! {
                     { for llcs.iter().map(|(llc, clusters)| {
                         let llc_cpus: Vec<u32> = clusters.iter().flat_map(|c| c.1.iter().flatten().copied()).collect();
+                        let shown = !collapse || open.contains(&(*node, *llc));
+                        let fold = collapse.then(|| fold_button(&open, (*node, *llc), shown, llc_cpus.len()));
+                        let summary = (!shown).then(|| {
+                            let running = llc_cpus.iter().filter(|c| {
+                                live.as_ref().and_then(|l| l.get(**c as usize)).is_some_and(|s| s.running.is_some())
+                            }).count();
+                            html! {
+                                <span class="llc-summary" data-testid={format!("llc-summary-{node}-{llc}")}>
+                                    <span class="muted">{ format!("{} CPUs{}", llc_cpus.len(),
+                                        if live.is_some() { format!(", {running} running") } else { String::new() }) }</span>
+                                    // Tasks pinned to one CPU stay in view (and draggable).
+                                    { for llc_cpus.iter().map(|&c| chips_for(&Target::Cpus(vec![c]).attr())) }
+                                </span>
+                            }
+                        });
                         let lattr = Target::Cpus(llc_cpus).attr();
                         let multi_cl = clusters.len() > 1;
                         let cores = html! {
@@ -480,17 +532,19 @@ pub fn machine_view(p: &Props) -> Html {
                                 }
                             }) }
                         };
+                        // Folded, the LLC is its head line: name, counts, chips.
+                        let folded = summary.is_some();
                         if multi_llc || multi_nodes {
                             html! {
-                                <div class={zone_class("llc", &lattr)} data-drop={lattr.clone()} tabindex="0"
+                                <div class={classes!(zone_class("llc", &lattr), folded.then_some("folded"))} data-drop={lattr.clone()} tabindex="0"
                                      data-testid={format!("llc-{llc}")}
                                      onclick={zone_click(lattr.clone())} onkeydown={zone_keys(lattr.clone())}>
-                                    <div class="zone-head">{ format!("LLC {llc}") }{ chips_for(&lattr) }</div>
-                                    { cores }
+                                    <div class="zone-head">{ format!("LLC {llc}") }{ chips_for(&lattr) }{ summary }{ fold }</div>
+                                    if !folded { { cores } }
                                 </div>
                             }
                         } else {
-                            cores
+                            html! { <>{ fold }{ summary.unwrap_or(cores) }</> }
                         }
                     }) }
                 };
