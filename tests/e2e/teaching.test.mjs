@@ -117,6 +117,18 @@ try {
   check(await page.$eval('[data-testid=tour]', (s) => s.value) === 'weights', 'a second link in the tab opens its tour');
   console.log('  tour links: step 2 of preempt-short (fresh load), step 1 of weights (same tab)');
 
+  // The caption's words link into the glossary, which opens at the word
+  // without touching the share link.
+  const before = page.url();
+  const terms = await page.$$eval('[data-testid=tour-caption] a.term', (as) => as.map((a) => a.dataset.term));
+  check(terms.length >= 1, 'the caption links into the glossary');
+  await page.click(`[data-testid=tour-caption] a.term[data-term=${terms[0]}]`);
+  await page.waitForFunction((t) => document.activeElement?.id === `glossary-${t}`, terms[0]);
+  check(await page.$eval('[data-testid=glossary]', (d) => d.open), 'the glossary opens');
+  check(page.url() === before, `the link is unchanged: ${page.url()}`);
+  const entry = await page.$eval(`#glossary-${terms[0]} + dd`, (d) => d.textContent);
+  console.log(`  glossary: ${terms.join(', ')}; ${terms[0]}: ${entry.slice(0, 60)}...`);
+
   // The picture for slides: SVG and PNG, captioned with the tour step
   // and the engine version.
   const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=teach-export-svg]')]);

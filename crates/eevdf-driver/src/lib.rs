@@ -10,6 +10,7 @@
 
 pub mod batch;
 pub mod edit;
+pub mod glossary;
 pub mod input;
 pub mod live;
 pub mod moment;

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::charts::{colour, slot_of, slots};
+use eevdf_driver::glossary::{pieces, Piece, GLOSSARY};
 use eevdf_driver::share::TourAt;
 use eevdf_driver::teach::{EntView, QueueView, TeachCmd, TeachView};
 use eevdf_driver::tours::TOURS;
@@ -382,7 +383,7 @@ pub fn teaching_pane(p: &Props) -> Html {
             </div>
             if let Some((t, k, text)) = caption {
                 <div class="caption" data-testid="tour-caption">
-                    <p>{ text }</p>
+                    <p>{ linked(&text) }</p>
                     if k < t.steps.len() {
                         <button type="button" class="primary" onclick={on_tour_next} data-testid="tour-next">
                             { format!("Next ▶ ({}/{})", k + 1, t.steps.len()) }
@@ -406,6 +407,50 @@ pub fn teaching_pane(p: &Props) -> Html {
                 </form>
             </div>
             { body }
+            <details class="glossary" id="glossary" data-testid="glossary">
+                <summary>{ "Glossary: the words of EEVDF" }</summary>
+                <dl>
+                    { for GLOSSARY.iter().map(|t| html! {
+                        <>
+                            <dt id={format!("glossary-{}", t.id)} tabindex="-1">{ t.name }</dt>
+                            <dd>{ t.text }</dd>
+                        </>
+                    }) }
+                </dl>
+            </details>
         </section>
     }
+}
+
+/// A caption with its glossary terms as links into the glossary (the
+/// first use of each).
+fn linked(text: &str) -> Html {
+    html! {
+        { for pieces(text).into_iter().map(|p| match p {
+            Piece::Text(s) => html! { { s.to_string() } },
+            Piece::Term(s, t) => html! {
+                <a href={format!("#glossary-{}", t.id)} class="term" data-term={t.id}
+                   title={t.text} onclick={open_term(t.id)}>{ s.to_string() }</a>
+            },
+        }) }
+    }
+}
+
+/// Opens the glossary at a term. Not by the fragment: the address bar
+/// is the share link, and a new fragment would be read as a link.
+fn open_term(id: &'static str) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        use wasm_bindgen::JsCast;
+        e.prevent_default();
+        let doc = gloo::utils::document();
+        if let Some(g) = doc.get_element_by_id("glossary") {
+            let _ = g.set_attribute("open", "");
+        }
+        if let Some(dt) = doc.get_element_by_id(&format!("glossary-{id}")) {
+            dt.scroll_into_view();
+            if let Ok(el) = dt.dyn_into::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+            }
+        }
+    })
 }
