@@ -129,6 +129,33 @@ try {
   const entry = await page.$eval(`#glossary-${terms[0]} + dd`, (d) => d.textContent);
   console.log(`  glossary: ${terms.join(', ')}; ${terms[0]}: ${entry.slice(0, 60)}...`);
 
+  // The animation: Play steps pick by pick, Pause stops; entities glide
+  // unless the user asks for reduced motion.
+  await page.selectOption('[data-testid=teach-speed]', '8');
+  const seen = new Set([await nowText(page)]);
+  const glider = await page.$eval('svg.vaxis g.ent', (g) => { g.firstElementChild.__glider = true; return g.dataset.entity; });
+  await page.click('[data-testid=teach-play]');
+  for (let i = 0; i < 60 && seen.size < 4; i++) {
+    seen.add(await nowText(page));
+    await page.waitForTimeout(100);
+  }
+  check(seen.size >= 4, `play advanced through ${seen.size - 1} picks`);
+  // The same element moves (keyed by entity), so it can glide.
+  check(await page.$eval(`svg.vaxis g.ent[data-entity="${glider}"]`, (g) => g.firstElementChild.__glider === true),
+    `${glider}'s element was replaced, not moved`);
+  await page.click('[data-testid=teach-play]');
+  check(await page.getAttribute('[data-testid=teach-play]', 'aria-pressed') === 'false', 'paused');
+  await page.waitForTimeout(400);
+  const paused = await nowText(page);
+  await page.waitForTimeout(700);
+  check(await nowText(page) === paused, 'Pause stops the animation');
+  const glide = () => page.$eval('svg.vaxis g.ent rect', (r) => getComputedStyle(r).transitionDuration);
+  check((await glide()).startsWith('0.35s'), `entities glide: ${await glide()}`);
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  check((await glide()).split(',').every((d) => d.trim() === '0s'), `reduced motion steps: ${await glide()}`);
+  await page.emulateMedia({ reducedMotion: null });
+  console.log(`  animation: ${seen.size - 1} picks played at 8/s, paused at ${paused.slice(0, 24)}...`);
+
   // The picture for slides: SVG and PNG, captioned with the tour step
   // and the engine version.
   const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=teach-export-svg]')]);

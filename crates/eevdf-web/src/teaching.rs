@@ -63,6 +63,11 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
     let plot = W - LEFT - RIGHT;
     let x = |v: i64| LEFT + plot / 2.0 + (v as f64 / span) * (plot / 2.0);
     let h = TOP + ROW * q.entities.len().max(1) as f64 + 22.0;
+    // Rows in a fixed order (by name): an entity keeps its row while V
+    // advances, so playing moves it along its row instead of reordering
+    // the picture (a reordered keyed list is rebuilt, not moved).
+    let mut rows: Vec<&EntView> = q.entities.iter().collect();
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
     let ticks = [-1.0, -0.5, 0.0, 0.5, 1.0];
     let ent = |(i, e): (usize, &EntView)| {
         let y = TOP + ROW * i as f64;
@@ -91,7 +96,9 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
             label.push_str(" ★");
         }
         html! {
-            <g class={classes!("ent", e.eligible.then_some("eligible"), e.curr.then_some("curr"), e.delayed.then_some("delayed"))}
+            // Keyed by entity: the same element moves when V advances,
+            // so the animation can glide it.
+            <g key={e.name.clone()} class={classes!("ent", e.eligible.then_some("eligible"), e.curr.then_some("curr"), e.delayed.then_some("delayed"))}
                data-entity={e.name.clone()} data-eligible={e.eligible.to_string()}>
                 <title>{ title }</title>
                 <text x={(LEFT - 6.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end" class="ent-label">{ label }</text>
@@ -128,7 +135,7 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
                         </>
                     }
                 }) }
-                { for q.entities.iter().enumerate().map(ent) }
+                { for rows.iter().copied().enumerate().map(ent) }
             </svg>
         </figure>
     }
@@ -201,6 +208,10 @@ pub fn teaching_pane(p: &Props) -> Html {
         });
     }
     let run_ms = use_state(|| "10".to_string());
+    // The animation: playing, and picks per second.
+    let playing = use_state(|| false);
+    let speed = use_state(|| 2u32);
+    let log = use_node_ref();
     // Entities take their task's colour, as chips and charts do.
     let ss = use_memo(p.scenario.clone(), |t| {
         eevdf_scenario::scenario::Scenario::parse(t)
@@ -284,6 +295,45 @@ pub fn teaching_pane(p: &Props) -> Html {
         let on = p.on_close.clone();
         Callback::from(move |_: MouseEvent| on.emit(()))
     };
+    // Play: the next pick every 1/speed s, until paused, the run's end
+    // or an error. The event log follows the newest line.
+    {
+        let on = p.on_cmd.clone();
+        use_effect_with((*playing, *speed), move |(play, speed)| {
+            let tick = play.then(|| {
+                gloo::timers::callback::Interval::new(1000 / (*speed).max(1), move || {
+                    on.emit(TeachCmd::NextPick)
+                })
+            });
+            move || drop(tick)
+        });
+    }
+    {
+        let playing = playing.clone();
+        let log = log.clone();
+        let at_end = p.view.as_ref().is_none_or(|v| v.now >= v.end) || p.error.is_some();
+        use_effect_with((p.view.clone(), at_end), move |(_, at_end)| {
+            if *at_end && *playing {
+                playing.set(false);
+            }
+            if let Some(pre) = log.cast::<web_sys::Element>() {
+                pre.set_scroll_top(pre.scroll_height());
+            }
+        });
+    }
+    let on_play = {
+        let playing = playing.clone();
+        Callback::from(move |_: MouseEvent| playing.set(!*playing))
+    };
+    let on_speed = {
+        let speed = speed.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(v) = el.value().parse::<u32>() {
+                speed.set(v);
+            }
+        })
+    };
     // The picture for slides: every queue's axis, captioned with what it
     // shows.
     let pictures = use_node_ref();
@@ -354,7 +404,7 @@ pub fn teaching_pane(p: &Props) -> Html {
                 </div>
                 <details class="log" open=true>
                     <summary>{ format!("Events on CPU{}", v.cpu) }</summary>
-                    <pre data-testid="teach-log">{ v.log.join("\n") }</pre>
+                    <pre data-testid="teach-log" ref={log.clone()}>{ v.log.join("\n") }</pre>
                 </details>
             </>
         },
@@ -398,6 +448,16 @@ pub fn teaching_pane(p: &Props) -> Html {
                 <button type="button" onclick={cmd(TeachCmd::Back)} disabled={!can_back} data-testid="teach-back">{ "◀ Back" }</button>
                 <button type="button" onclick={cmd(TeachCmd::Step { events: 1 })} data-testid="teach-step">{ "Step" }</button>
                 <button type="button" onclick={cmd(TeachCmd::NextPick)} data-testid="teach-next-pick">{ "Next pick" }</button>
+                <button type="button" onclick={on_play} data-testid="teach-play" aria-pressed={playing.to_string()}>
+                    { if *playing { "❚❚ Pause" } else { "▶ Play" } }
+                </button>
+                <label>{ "Speed " }
+                    <select onchange={on_speed} data-testid="teach-speed" aria-label="Picks per second">
+                        { for [1u32, 2, 4, 8].iter().map(|v| html! {
+                            <option value={v.to_string()} selected={*v == *speed}>{ format!("{v}/s") }</option>
+                        }) }
+                    </select>
+                </label>
                 <form class="run-to" onsubmit={on_run_to}>
                     <label>{ "Run to " }
                         <input type="text" size="6" value={(*run_ms).clone()} oninput={on_run_ms} data-testid="teach-run-ms" />
