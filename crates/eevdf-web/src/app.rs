@@ -767,7 +767,7 @@ pub fn app() -> Html {
                 </nav>
             </header>
             if let Some((msg, body)) = &*status {
-                <div class="notice" data-testid="copy-status" role="status">
+                <div class="notice toast" data-testid="copy-status" role="status">
                     <button type="button" class="close" aria-label="Dismiss" onclick={{
                         let status = status.clone();
                         Callback::from(move |_| status.set(None))
