@@ -44,6 +44,9 @@ pub struct Row {
     /// cyclictest's Min and Avg, µs.
     pub min: f64,
     pub avg: f64,
+    /// The JSON's `mean`: µs of the mean rounded half up to a whole ns.
+    #[serde(default)]
+    pub mean: f64,
 }
 
 /// One CPU right now.
@@ -103,6 +106,7 @@ fn row(name: &str, tasks: u32, cpu_ns: u64, machine_ns: f64, l: &LatencyStats) -
         max_at_s: l.max_at.filter(|_| l.samples > 0).map(|at| at as f64 / 1e9),
         min: us(l.min),
         avg: (l.mean_ns() * 1000.0).round() / 1e6,
+        mean: eevdf_scenario::report::mean_ns_rounded(l) as f64 / 1000.0,
     }
 }
 /// Cumulative distribution of merged histograms, thinned to at most

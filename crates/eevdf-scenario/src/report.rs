@@ -53,7 +53,7 @@ fn round3(x: f64) -> f64 {
 }
 
 /// Mean latency in ns, rounded half up to a whole ns (0 without samples).
-fn mean_ns_rounded(s: &LatencyStats) -> u128 {
+pub fn mean_ns_rounded(s: &LatencyStats) -> u128 {
     if s.samples == 0 {
         return 0;
     }

@@ -42,6 +42,9 @@ struct Pool {
     /// The scenario text the grid was built on.
     base: String,
     lines: Vec<Option<String>>,
+    /// The same cells read for the summary and chart (from the workers'
+    /// rows: the page parses no JSON).
+    read: Vec<Option<Line>>,
     bridges: Vec<WorkerBridge<SimWorker>>,
     next: usize,
     finished: usize,
@@ -75,16 +78,20 @@ impl Pool {
                     }
                     return;
                 }
-                Err(e) => self.record(i, grid.line(i, Err(&e.to_string()))),
+                Err(e) => {
+                    let why = e.to_string();
+                    self.record(i, grid.line(i, Err(&why)), grid.line_of_rows(i, Err(&why)))
+                }
             }
         }
     }
 
-    fn record(&mut self, i: usize, line: String) {
-        if let Some(slot) = self.lines.get_mut(i) {
+    fn record(&mut self, i: usize, line: String, read: Line) {
+        if let (Some(slot), Some(r)) = (self.lines.get_mut(i), self.read.get_mut(i)) {
             if slot.replace(line).is_none() {
                 self.finished += 1;
             }
+            *r = Some(read);
         }
         self.version += 1;
     }
@@ -99,12 +106,7 @@ impl Pool {
     }
 
     fn lines(&self) -> Vec<Line> {
-        self.lines
-            .iter()
-            .flatten()
-            .enumerate()
-            .filter_map(|(n, l)| sweep::read_line(n + 1, l.trim_end()).ok())
-            .collect()
+        self.read.iter().flatten().cloned().collect()
     }
 }
 
@@ -192,6 +194,7 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
             p.stop(Phase::Running);
             let generation = p.generation;
             p.lines = vec![None; grid.cells()];
+            p.read = vec![None; grid.cells()];
             p.base = scenario.clone();
             p.next = 0;
             p.finished = 0;
@@ -211,12 +214,18 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
                             return;
                         }
                         let i = resp.id as usize;
-                        let line = match resp.outcome {
-                            Outcome::Done(f) => grid.line(i, Ok(&f.json)),
-                            Outcome::Invalid { message, .. } => grid.line(i, Err(&message)),
+                        let (line, read) = match resp.outcome {
+                            Outcome::Done(f) => (
+                                grid.line(i, Ok(&f.json)),
+                                grid.line_of_rows(i, Ok(&f.live.rows)),
+                            ),
+                            Outcome::Invalid { message, .. } => (
+                                grid.line(i, Err(&message)),
+                                grid.line_of_rows(i, Err(&message)),
+                            ),
                             _ => return,
                         };
-                        p.record(i, line);
+                        p.record(i, line, read);
                         p.feed(w);
                         if p.finished == grid.cells() {
                             // Not inside this bridge's own callback.

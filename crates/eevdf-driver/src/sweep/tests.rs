@@ -146,6 +146,38 @@ fn kernel_cells_go_to_the_kernel_runner_and_sim_cells_do_not() {
 }
 
 #[test]
+fn a_live_runs_rows_summarise_as_its_json_line_does() {
+    let g = grid(axes());
+    let mut from_json = Vec::new();
+    let mut from_rows = Vec::new();
+    for i in 0..g.cells() {
+        from_json.push(read_line(i + 1, g.run_cell(i, &mut |_| {}).trim_end()).unwrap());
+        let text = g.scenario(i).unwrap().to_text();
+        let done = crate::live::LiveRun::new(&text).unwrap().finish();
+        let line = g.line_of_rows(i, Ok(&done.live.rows));
+        assert_eq!(
+            (&line.axes, line.cell, &line.grid),
+            (&from_json[i].axes, i, &from_json[i].grid)
+        );
+        from_rows.push(line);
+    }
+    for p in PERCENTILES {
+        assert_eq!(summary(&from_rows, p), summary(&from_json, p), "{p}");
+        assert_eq!(
+            series(&from_rows, "ct", p),
+            series(&from_json, "ct", p),
+            "{p}"
+        );
+    }
+    assert_eq!(tasks(&from_rows), tasks(&from_json));
+    let skipped = g.line_of_rows(0, Err("why"));
+    assert_eq!(
+        (skipped.result, skipped.skipped.as_deref()),
+        (None, Some("why"))
+    );
+}
+
+#[test]
 fn bad_grids_are_refused_before_running() {
     let too_big = Grid::new(base(), vec![Axis::Seeds((0..5000).collect())]).unwrap_err();
     assert!(too_big.contains("over 4096"), "{too_big}");
