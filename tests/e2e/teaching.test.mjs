@@ -55,6 +55,13 @@ try {
     await page.waitForSelector('[data-testid=tour-done]');
     console.log(`  tour ${id}: played`);
   }
+  // A tour shows its own scenario in the editor (and so the machine and
+  // results); "My scenario" brings the user's back.
+  const editor = () => page.$eval('[data-testid=scenario-text]', (e) => e.value);
+  check((await editor()).includes('task TA '), `the last tour's scenario is in the editor: ${(await editor()).slice(0, 80)}`);
+  await page.click('[data-testid=teach-restart]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('task ct kind=timer period=3777us'));
+  check(!(await editor()).includes('task TA '), 'My scenario restores the user\'s own');
 
   // A tail sample: the worst wakeup of ct from the results table.
   await page.click('[data-testid=teach]'); // close

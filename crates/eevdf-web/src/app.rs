@@ -136,6 +136,9 @@ pub fn app() -> Html {
     let tour_at = use_state(|| init.tour.clone());
     // The tour the teaching pane opens with (a link's), once.
     let tour_start = use_state(|| init.tour.clone());
+    // The user's own scenario while a tour shows its own in the editor,
+    // machine and results; "My scenario" and closing bring it back.
+    let mine = use_state(|| None::<String>);
     // Requests made before the worker exists (a tour opened by the link
     // asks at once); sent when it does.
     let pending = use_mut_ref(Vec::<Request>::new);
@@ -319,11 +322,62 @@ pub fn app() -> Html {
             teaching.set(true);
         })
     };
+    // Puts the user's own scenario back after a tour showed its own;
+    // `reopen` opens teaching mode on it ("My scenario").
+    let restore_mine = {
+        let mine = mine.clone();
+        let text = text.clone();
+        let immediate = immediate.clone();
+        let send_teach = send_teach.clone();
+        Callback::from(move |reopen: bool| {
+            if let Some(m) = (*mine).clone() {
+                *immediate.borrow_mut() = true;
+                if reopen {
+                    send_teach.emit(TeachCmd::Open {
+                        scenario: m.clone(),
+                        cpu: 0,
+                    });
+                }
+                text.set(m);
+                mine.set(None);
+            }
+        })
+    };
+    // The pane's tour: the link follows it, and a tour shows its own
+    // scenario (the user's is kept in `mine`).
+    let on_tour = {
+        let tour_at = tour_at.clone();
+        let mine = mine.clone();
+        let text = text.clone();
+        let immediate = immediate.clone();
+        let restore_mine = restore_mine.clone();
+        Callback::from(move |t: Option<eevdf_driver::share::TourAt>| {
+            match &t {
+                Some(at) => {
+                    let own = eevdf_driver::tours::TOURS
+                        .iter()
+                        .find(|x| x.id == at.id)
+                        .map(|x| x.scenario.to_string());
+                    if let Some(own) = own.filter(|o| *o != *text) {
+                        if mine.is_none() {
+                            mine.set(Some((*text).clone()));
+                        }
+                        *immediate.borrow_mut() = true;
+                        text.set(own);
+                    }
+                }
+                None => restore_mine.emit(true),
+            }
+            tour_at.set(t);
+        })
+    };
     let on_teach = {
         let teaching = teaching.clone();
         let teach_here = teach_here.clone();
+        let restore_mine = restore_mine.clone();
         Callback::from(move |_: MouseEvent| {
             if *teaching {
+                restore_mine.emit(false);
                 teaching.set(false);
             } else {
                 teach_here.emit(Vec::new());
@@ -858,14 +912,13 @@ pub fn app() -> Html {
                     if *teaching {
                         <TeachingPane view={teach.borrow().0.clone()} error={teach.borrow().1.clone()}
                                       scenario={(*text).clone()} on_cmd={send_teach.clone()}
-                                      start={(*tour_start).clone()} on_tour={{
-                                          let tour_at = tour_at.clone();
-                                          Callback::from(move |t| tour_at.set(t))
-                                      }}
+                                      start={(*tour_start).clone()} on_tour={on_tour}
                                       on_close={{
                                           let teaching = teaching.clone();
                                           let tour_start = tour_start.clone();
+                                          let restore_mine = restore_mine.clone();
                                           Callback::from(move |_| {
+                                              restore_mine.emit(false);
                                               tour_start.set(None);
                                               teaching.set(false);
                                           })
