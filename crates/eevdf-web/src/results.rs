@@ -467,6 +467,7 @@ mod tests {
             max_at_s: None,
             min: 0.0,
             avg: 0.0,
+            mean: 0.0,
         }
     }
 
