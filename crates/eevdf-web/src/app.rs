@@ -85,6 +85,14 @@ fn try_line(
     }
 }
 
+/// Closes a pane and opens it again on the next turn of the event loop,
+/// so it mounts afresh (and reads its props' opening state again).
+fn remount(open: &UseStateHandle<bool>) {
+    open.set(false);
+    let reopen = open.clone();
+    Timeout::new(0, move || reopen.set(true)).forget();
+}
+
 #[function_component(App)]
 // Over the 100-line limit, not yet split: a Yew function component
 // whose callbacks share a dozen hooks, which must run in one order on
@@ -213,18 +221,14 @@ pub fn app() -> Html {
                         baseline.set(o.pin);
                         // A new sweep reopens the pane, which runs it.
                         if o.sweep.is_some() {
-                            sweeping.set(false);
                             sweep_auto.set(true);
-                            let reopen = sweeping.clone();
-                            Timeout::new(0, move || reopen.set(true)).forget();
+                            remount(&sweeping);
                         }
                         sweep.set(o.sweep);
                         // A tour reopens teaching mode at its step.
                         if o.tour.is_some() {
-                            teaching.set(false);
                             tour_start.set(o.tour);
-                            let reopen = teaching.clone();
-                            Timeout::new(0, move || reopen.set(true)).forget();
+                            remount(&teaching);
                         }
                     }
                     Some(Err(e)) => {
@@ -608,13 +612,15 @@ pub fn app() -> Html {
         let sweep = sweep.clone();
         Callback::from(move |args: String| sweep.set(Some(args)))
     };
+    // Only while the pane is open: the fragment deflates the text, and
+    // the app renders on every progress snapshot.
     let sweep_link = match Scenario::parse(&text) {
-        Ok(sc) => format!(
+        Ok(sc) if *sweeping => format!(
             "{}#{}",
             page_base(),
             share::fragment(&sc, baseline.as_deref())
         ),
-        Err(_) => String::new(),
+        _ => String::new(),
     };
     let on_keys = {
         let help = help.clone();

@@ -168,3 +168,15 @@ pub fn download_png(figures: &[Element], caption: &str, name: &str) -> Result<()
     img.set_src(&data_url(&doc));
     Ok(())
 }
+
+/// Downloads the figures as `NAME.png` or `NAME.svg`; a failure goes to
+/// the console (the buttons have nothing better to show).
+pub fn download(png: bool, figures: &[Element], caption: &str, name: &str) {
+    let done = match png {
+        true => download_png(figures, caption, name),
+        false => download_svg(figures, caption, name),
+    };
+    if let Err(e) = done {
+        gloo::console::error!(e);
+    }
+}

@@ -317,25 +317,19 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
     };
 
     // The chart for slides, captioned with the sweep that made it.
+    let chart_node = use_node_ref();
     let export = {
+        let chart_node = chart_node.clone();
         let spec = (*spec_text).clone();
         move |png: bool, what: String| {
             let caption = format!(
                 "{} · {what} · eevdf sweep {spec}",
                 crate::export::made_with()
             );
+            let chart_node = chart_node.clone();
             Callback::from(move |_: MouseEvent| {
-                let Ok(Some(svg)) =
-                    gloo::utils::document().query_selector("[data-testid=sweep-chart]")
-                else {
-                    return;
-                };
-                let done = match png {
-                    true => crate::export::download_png(&[svg], &caption, "eevdf-sweep"),
-                    false => crate::export::download_svg(&[svg], &caption, "eevdf-sweep"),
-                };
-                if let Err(e) = done {
-                    gloo::console::error!(e);
+                if let Some(svg) = chart_node.cast::<web_sys::Element>() {
+                    crate::export::download(png, &[svg], &caption, "eevdf-sweep");
                 }
             })
         }
@@ -416,7 +410,7 @@ pub fn sweep_pane(p: &SweepProps) -> Html {
                 </label>
             }
             if let Some((t, x, series)) = chart {
-                { chart_svg(&t, &percentile, &x, &series, p.dark) }
+                { chart_svg(&t, &percentile, &x, &series, p.dark, &chart_node) }
                 <div class="export" role="group" aria-label="Export the chart">
                     <button type="button" onclick={export(false, format!("{t} {percentile} against {x}"))} data-testid="sweep-export-svg">{ "SVG" }</button>
                     <button type="button" onclick={export(true, format!("{t} {percentile} against {x}"))} data-testid="sweep-export-png">{ "PNG" }</button>
@@ -477,7 +471,14 @@ fn nice_step(max: f64) -> f64 {
 /// the medians over seeds, a band from the lowest to the highest seed.
 /// SVG elements with presentation attributes (the page's CSP allows no
 /// inline styles), so every point is in the DOM for tests and tools.
-fn chart_svg(task: &str, percentile: &str, x_name: &str, series: &[Series], dark: bool) -> Html {
+fn chart_svg(
+    task: &str,
+    percentile: &str,
+    x_name: &str,
+    series: &[Series],
+    dark: bool,
+    node: &NodeRef,
+) -> Html {
     let points = || series.iter().flat_map(|s| s.points.iter());
     let (x0, x1) = points().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.x), b.max(p.x)));
     let pad = ((x1 - x0) * 0.05).max(0.5);
@@ -510,7 +511,7 @@ fn chart_svg(task: &str, percentile: &str, x_name: &str, series: &[Series], dark
     let label = format!("{task} {percentile} wakeup latency (µs) against {x_name}, median over seeds, band from the lowest to the highest seed");
     html! {
         <figure class="sweep-chart">
-            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-label={label.clone()} data-testid="sweep-chart"
+            <svg ref={node.clone()} viewBox={format!("0 0 {W} {H}")} role="img" aria-label={label.clone()} data-testid="sweep-chart"
                  data-series={series.len().to_string()} data-points={points().count().to_string()}>
                 { for yticks.iter().map(|&y| html! {
                     <g>

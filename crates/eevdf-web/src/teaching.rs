@@ -154,14 +154,14 @@ fn svgs(root: &web_sys::Element) -> Vec<web_sys::Element> {
 
 /// An exported picture's caption: engine, tour step or scenario, time
 /// and CPU.
-fn export_caption(p: &Props, tour: Option<(usize, usize)>) -> String {
+fn export_caption(scenario: &str, at: Option<(u64, u32)>, tour: Option<(usize, usize)>) -> String {
     let what = match tour {
         Some((i, k)) => format!(
             "tour {}, step {k} of {}",
             TOURS[i].title,
             TOURS[i].steps.len()
         ),
-        None => eevdf_scenario::scenario::Scenario::parse(&p.scenario).map_or_else(
+        None => eevdf_scenario::scenario::Scenario::parse(scenario).map_or_else(
             |_| "the page's scenario".to_string(),
             |sc| {
                 let names: Vec<&str> = sc.sim.tasks.iter().map(|t| t.name.as_str()).collect();
@@ -169,8 +169,8 @@ fn export_caption(p: &Props, tour: Option<(usize, usize)>) -> String {
             },
         ),
     };
-    let at = p.view.as_ref().map_or(String::new(), |v| {
-        format!(" · t = {:.3} ms, CPU{}", v.now as f64 / 1e6, v.cpu)
+    let at = at.map_or(String::new(), |(now, cpu)| {
+        format!(" · t = {:.3} ms, CPU{cpu}", now as f64 / 1e6)
     });
     format!("{} · {what}{at}", crate::export::made_with())
 }
@@ -339,21 +339,18 @@ pub fn teaching_pane(p: &Props) -> Html {
     let pictures = use_node_ref();
     let export = {
         let pictures = pictures.clone();
-        let caption = export_caption(p, *tour);
+        let scenario = p.scenario.clone();
+        let at = p.view.as_ref().map(|v| (v.now, v.cpu));
+        let tour = *tour;
         move |png: bool| {
             let pictures = pictures.clone();
-            let caption = caption.clone();
+            let scenario = scenario.clone();
             Callback::from(move |_: MouseEvent| {
-                let Some(root) = pictures.cast::<web_sys::Element>() else {
-                    return;
-                };
-                let figures = svgs(&root);
-                let done = match png {
-                    true => crate::export::download_png(&figures, &caption, "eevdf-teaching"),
-                    false => crate::export::download_svg(&figures, &caption, "eevdf-teaching"),
-                };
-                if let Err(e) = done {
-                    gloo::console::error!(e);
+                if let Some(root) = pictures.cast::<web_sys::Element>() {
+                    // The caption is made here, not at every render: it
+                    // parses the scenario.
+                    let caption = export_caption(&scenario, at, tour);
+                    crate::export::download(png, &svgs(&root), &caption, "eevdf-teaching");
                 }
             })
         }
