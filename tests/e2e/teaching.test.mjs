@@ -34,6 +34,13 @@ try {
   const tours = await page.$$eval('[data-testid=tour] option', (os) => os.map((o) => o.value).filter(Boolean));
   check(tours.length >= 8, `tours: ${tours}`);
   const captions = {};
+  const CLAIMS = [
+    ['does not preempt', 'does not preempt'],
+    ['whose deadline is earlier', 'whose deadline is earlier'],
+    ['preempts under PREEMPT_SHORT', 'preempts under PREEMPT_SHORT'],
+    ['but the running task is protected', 'current and protected'],
+  ];
+  let claimed = 0;
   for (const id of tours) {
     captions[id] = [];
     await page.selectOption('[data-testid=tour]', id);
@@ -44,7 +51,18 @@ try {
       await page.waitForFunction((b) => document.querySelector('[data-testid=tour-caption]').textContent !== b, before, { timeout: 20000 });
       const err = await page.$('[data-testid=teach-error]');
       check(!err, `tour ${id}: ${err && await err.textContent()}`);
-      captions[id].push(await page.textContent('[data-testid=tour-caption] p'));
+      const caption = await page.textContent('[data-testid=tour-caption] p');
+      captions[id].push(caption);
+      // A caption's claim about the wakeup agrees with the verdict shown
+      // (the engine's words; the native tour test holds the same pairs).
+      for (const [claim, verdict] of CLAIMS) {
+        if (!caption.includes(claim)) continue;
+        await page.waitForFunction((v) => document.querySelector('[data-testid=wakeup-reason]')?.textContent.includes(v), verdict, { timeout: 20000 })
+          .catch(() => {});
+        const shown = await page.textContent('[data-testid=wakeup-reason]').catch(() => '');
+        check(shown.includes(verdict), `tour ${id} step ${i + 1} says "${claim}", the page's verdict: ${shown}`);
+        claimed++;
+      }
       check(page.url().endsWith(`&tour=${id}&step=${i + 1}`), `the link names the step: ${page.url()}`);
       if (id === 'preempt-short' && i === 1) {
         // The second step is a shorter-slice preemption, in the engine's words.
@@ -53,8 +71,11 @@ try {
       }
     }
     await page.waitForSelector('[data-testid=tour-done]');
-    console.log(`  tour ${id}: played`);
+    check(captions[id].length >= 5 && captions[id].length <= 10, `tour ${id} has ${captions[id].length} steps (5-10)`);
+    console.log(`  tour ${id}: played, ${captions[id].length} steps`);
   }
+  check(claimed >= 6, `only ${claimed} captions make a claim the page's verdict is checked against`);
+  console.log(`  ${claimed} caption claims agree with the verdicts shown`);
   // A tour shows its own scenario in the editor (and so the machine and
   // results); "My scenario" brings the user's back.
   const editor = () => page.$eval('[data-testid=scenario-text]', (e) => e.value);

@@ -45,6 +45,9 @@ pub enum Verdict {
     /// curr keeps the CPU only by its protection: the wakee is eligible
     /// with an earlier deadline, but curr is still protected.
     ProtectedCurrWins,
+    /// The wakee is eligible, but another entity's deadline is earlier
+    /// (not curr's protection): it waits its turn.
+    EarlierDeadlineWins,
 }
 
 /// Whether `p` is the CPU's current entity and still protected
@@ -102,6 +105,9 @@ impl Verdict {
             (Verdict::SyncNoPreempt, WakeupReason::SyncNoPreempt) => true,
             (Verdict::ProtectedCurrWins, WakeupReason::PickedOther { picked: Some(p) }) => {
                 why_lost(sim, cpu, wakee, p) == Lost::Protection
+            }
+            (Verdict::EarlierDeadlineWins, WakeupReason::PickedOther { picked: Some(p) }) => {
+                why_lost(sim, cpu, wakee, p) == Lost::EarlierDeadline
             }
             _ => false,
         }

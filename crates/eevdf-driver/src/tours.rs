@@ -62,13 +62,6 @@ pub struct Tour {
 
 const MS: u64 = 1_000_000;
 
-/// A pick by deadline (the leftmost, or the heap search's), or a wakee
-/// that would be picked now.
-const EARLIEST_DEADLINE: &[Moment] = &[
-    Moment::pick(PickKind::EarliestDeadline),
-    Moment::pick(PickKind::EarliestEligibleDeadline),
-    Moment::wakeup(Verdict::PickedWakee),
-];
 /// curr kept by its protection, at a pick or against a wakee.
 const PROTECTED: &[Moment] = &[
     Moment::pick(PickKind::Protected),
@@ -80,6 +73,9 @@ const NEXT_BUDDY: &[Moment] = &[
     Moment::wakeup(Verdict::SyncNoPreempt),
 ];
 
+/// A wakee that waits because another entity's deadline is earlier.
+const WAITS_ITS_TURN: Moment = Moment::wakeup(Verdict::EarlierDeadlineWins);
+
 pub const TOURS: &[Tour] = &[
     Tour {
         id: "weights",
@@ -89,8 +85,11 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::NextPick, "Two CPU hogs: a at nice 0 (weight 1024), b at nice 5 (weight 335). The first pick takes the only task queued so far.", "the only queued entity"),
-            step(Go::RunTo(20 * MS), "After 20 ms. vruntime advances by run time x 1024/weight: b's virtual clock runs about three times faster than a's. Its request (the bar) is the same 3 ms of its own time, so it spans three times more virtual time.", "switch"),
-            step(Go::Until(Moment::AnyOf(Cow::Borrowed(EARLIEST_DEADLINE))), "A pick takes an eligible entity (vruntime not after V, the weighted average: left of the V line) with the earliest virtual deadline. Over a second a gets about 75% of the CPU and b 25%: shares follow weights.", "earliest deadline"),
+            step(Go::Until(Moment::woke("a.0")), "a starts. place_entity puts a newcomer at V with zero lag: it is owed nothing for the time before it existed. It is eligible, but b's current request ends first, so a does not preempt.", "a.0 woke"),
+            step(Go::RunTo(20 * MS), "After 20 ms. vruntime advances by run time x 1024/weight: b's virtual clock runs about three times faster than a's. Both ask for a 0.7 ms slice of real time, so b's request spans about 2.1 ms of virtual time: its bar is three times as long.", "switch"),
+            step(Go::Until(Moment::pick_of("a.0", PickKind::CurrEarlierDeadline)), "a finished a request and asked for the next; its new deadline is still the earliest, so the pick keeps a. A heavy task gets several slices in a row.", "earlier than any queued one"),
+            step(Go::Until(Moment::pick_of("b.0", PickKind::EarliestDeadline)), "b's turn: a has run past V (right of the V line, not eligible), and b is eligible with the earliest deadline.", "b.0: eligible"),
+            step(Go::RunTo(500 * MS), "Half a second in, the pattern holds: about 3 ms of a for every 1 ms of b, 75 % and 25 %, the ratio of the weights. Round-robin would give each 50 %.", "a.0"),
         ],
     },
     Tour {
@@ -100,9 +99,12 @@ pub const TOURS: &[Tour] = &[
                    task sleeper kind=periodic run=3ms sleep=7ms\ntask hog kind=hog\nend\n",
         cpu: 0,
         steps: &[
-            step(Go::RunTo(7 * MS), "A task that runs 3 ms and sleeps 7 ms shares a CPU with a hog. Lag is V - vruntime: positive means the task is owed service. The sleeper is off the queue now.", "hog.0"),
-            step(Go::Until(Moment::woke("sleeper.0")), "It wakes. When it slept, its lag was saved; place_entity (PLACE_LAG) puts it back at V - lag, the lag inflated by (W + w) / W, so a sleep neither earns nor loses service.", "sleeper.0 woke"),
-            step(Go::Until(Moment::pick_of("sleeper.0", PickKind::EarliestDeadline)), "Back on the queue with its lag, the sleeper is eligible, and its fresh request ends early: it is picked.", "sleeper.0: eligible"),
+            step(Go::RunTo(7 * MS), "A task that runs 3 ms and sleeps 7 ms will share a CPU with a hog; so far only the hog runs. Lag is V - vruntime: positive means the task is owed service, negative that it had more than its share.", "hog.0"),
+            step(Go::Until(Moment::woke("sleeper.0")), "The sleeper starts. It has no history, so its lag is 0 and place_entity puts it at V; it is eligible with the earliest deadline, so it preempts the hog.", "sleeper.0 woke"),
+            step(Go::Until(Moment::pick_of("sleeper.0", PickKind::EarliestDeadline)), "The two take turns of one 0.7 ms slice: each pick takes the eligible entity (left of V) with the earliest deadline. Their lags swing around 0 by about half a slice.", "sleeper.0: eligible"),
+            step(Go::RunTo(13_400_000), "After 3 ms of CPU the sleeper sleeps just right of V, with negative lag: it had a little more than its share. DELAY_DEQUEUE keeps it queued as delayed until that debt is paid, so it cannot sleep its debt away.", "sleeper"),
+            step(Go::NextPick, "At the next pick the delayed sleeper is eligible again: the pick dequeues it (DELAY_ZERO clips its lag to 0) and looks again. The hog runs alone.", "DELAY_DEQUEUE"),
+            step(Go::Until(Moment::woke("sleeper.0")), "It wakes with the lag it left with, 0, so place_entity (PLACE_LAG) puts it at V. This time the hog's request ends earlier, so the wakee does not preempt: it waits its turn, which comes within one slice.", "whose deadline is earlier"),
         ],
     },
     Tour {
@@ -115,7 +117,9 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(25 * MS), "Three hogs with 6, 1 and 3 ms slices. Each request ends at a virtual deadline, vruntime + slice x 1024/weight: the bars.", "switch"),
             step(Go::Until(Moment::pick(PickKind::EarliestEligibleDeadline)), "Here the leftmost deadline belongs to an entity right of V (it had more than its share), so pick_eevdf searches for the earliest deadline among eligible entities.", "not eligible"),
-            step(Go::Until(Moment::pick_of("short.0", PickKind::EarliestDeadline)), "Shorter slices mean earlier deadlines, so the 1 ms task runs more often, for shorter stretches; the three shares stay equal.", "short.0"),
+            step(Go::Until(Moment::pick_of("short.0", PickKind::EarliestDeadline)), "Shorter slices mean earlier deadlines, so the 1 ms task runs more often, for shorter stretches; with equal weights the three shares stay equal.", "short.0"),
+            step(Go::NextPick, "A pick comes every millisecond, even for long's 6 ms request: RUN_TO_PARITY protects curr only up to the shortest slice queued (short's 1 ms), so no request makes a shorter one wait long.", "long.0"),
+            step(Go::Until(Moment::pick_of("mid.0", PickKind::CurrEarlierDeadline)), "When curr's protection runs out, the pick may still keep it: mid's deadline is the earliest, so it goes on with its request.", "earlier than any queued one"),
         ],
     },
     Tour {
@@ -127,6 +131,9 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(10 * MS), "Two hogs and a task waking every millisecond, all with 3 ms slices.", "ms"),
             step(Go::Until(Moment::AnyOf(Cow::Borrowed(PROTECTED))), "The wakee would be picked by deadline alone, but the running task is protected: RUN_TO_PARITY set vprot when it was picked, and it keeps the CPU while eligible until vprot. Without it (the v2 6/6 review) two tasks near V ping-pong at every tick.", "protected"),
+            step(Go::Until(Moment::wakeup(Verdict::PickedWakee)), "Once curr's protection is over (or curr is past V), an eligible wakee with the earliest deadline preempts at once.", "wakee is eligible with the earliest deadline"),
+            step(Go::Until(WAITS_ITS_TURN), "Not every wakeup preempts: here another entity's deadline is earlier than w's, so w does not preempt and waits its turn, protection or not.", "whose deadline is earlier"),
+            step(Go::Worst(1), "w's worst wakeup in this run. Turn RUN_TO_PARITY off in the features and replay: a wakee then preempts whenever the pick would take it, and the hogs switch more often.", "worst wakeup"),
         ],
     },
     Tour {
@@ -139,6 +146,8 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(30 * MS), "cyclictest (8 ms slice) wakes every 3.777 ms while two rt-app tasks (16 ms slices) run. Watch the wakeup line.", "ms"),
             step(Go::Until(Moment::wakeup(Verdict::ShorterSlice)), "ct wakes while an rt task runs protected. Because ct's slice is shorter, PREEMPT_SHORT cancels curr's protection and ct preempts at once: this is why its p99 stays near the floor.", "shorter slice"),
+            step(Go::NextPick, "ct runs for a few microseconds and sleeps just right of V (it ran a little more than its share), so DELAY_DEQUEUE keeps it queued as delayed. The pick goes back to an rt task.", "rt."),
+            step(Go::Until(Moment::woke("rt.1")), "An rt task wakes on an idle CPU: there is no one to preempt. The rt tasks rarely overlap (8.2 ms on, 17.8 ms off), so most of ct's wakeups meet one rt task or none.", "CPU was idle"),
             step(Go::Worst(0), "The worst wakeup of ct in this run: even it preempted under PREEMPT_SHORT, so its tens of microseconds are the wakeup path itself (the timer interrupt, the wake cost, the switch). Turn PREEMPT_SHORT off and replay: then a wakeup waits for the running task's protection to run out.", "worst wakeup"),
         ],
     },
@@ -152,7 +161,10 @@ pub const TOURS: &[Tour] = &[
         cpu: 0,
         steps: &[
             step(Go::RunTo(30 * MS), "Tasks in cgroups /A and /B: each group is an entity of the root queue with its own queue below (two levels in the picture). This runs without the fix (NO_PS_CLEAR_BUDDY).", "/A"),
+            step(Go::Until(Moment::pick_of("/B", PickKind::EarliestDeadline)), "A pick walks down the hierarchy: at the root it takes the group entity /B (eligible, earliest deadline), then ct inside it. Each level has its own V, lag and deadlines.", "/B: eligible"),
             step(Go::Until(Moment::AnyOf(Cow::Borrowed(NEXT_BUDDY))), "A task of /A went to sleep and its group became the root's next buddy. The pick honours an eligible buddy before deadlines, so /A can win over ct's group. Seed 000 clears buddies on a PREEMPT_SHORT preemption (PS_CLEAR_BUDDY, merged in 7.1).", "next buddy"),
+            step(Go::Until(Moment::Wakeup { of: Some(Cow::Borrowed("ct.0")), verdict: None }), "ct wakes. A wakeup compares entities on the queue they share: for ct that is its group /B against /A at the root, whatever ct's own slice. /A, the next buddy, wins, so ct does not preempt.", "ct.0 woke"),
+            step(Go::Worst(1), "ct's worst wakeup in this run: /A keeps the CPU until its pick comes, though it is no longer eligible. Turn PS_CLEAR_BUDDY on (the fix) and replay to compare.", "worst wakeup"),
         ],
     },
     Tour {
@@ -164,6 +176,9 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(20 * MS), "A CPU hog and a schbench pair that wake each other. NEXT_BUDDY is on: a wakee that preempts becomes cfs_rq->next.", "ms"),
             step(Go::Until(Moment::AnyOf(Cow::Borrowed(NEXT_BUDDY))), "With PICK_BUDDY an eligible next buddy is picked ahead of the earliest deadline: the waking pair passes the CPU between them and the hog's share drops, the regression that got NEXT_BUDDY reverted.", "next buddy"),
+            step(Go::Until(Moment::AnyOf(Cow::Borrowed(NEXT_BUDDY))), "The worker slept and the hog ran alone; now the pair's next wakeup makes the wakee the next buddy again, and it is picked ahead of the hog.", "PICK_BUDDY"),
+            step(Go::Until(Moment::pick_of("hog.0", PickKind::EarliestDeadline)), "The hog runs when no buddy is eligible: the pair has run past V, so the pick falls back to the earliest deadline.", "hog.0: eligible"),
+            step(Go::Worst(1), "The pair's worst wakeup. Turn NEXT_BUDDY off and replay: the wakee then goes by its deadline like everyone else.", "worst wakeup"),
         ],
     },
     Tour {
@@ -177,7 +192,9 @@ pub const TOURS: &[Tour] = &[
         steps: &[
             step(Go::RunTo(70 * MS), "TA (16 ms slice) runs with a third task that keeps it eligible; TB (16 ms) has run once and sleeps; TC (8 ms) wakes every 10 ms.", "TA"),
             step(Go::Until(Moment::woke("TB.0")), "TB wakes with positive lag. Its slice is not shorter than curr's, so PREEMPT_SHORT does not apply: read the verdict. A positive-lag wakee moves V backwards, so curr's protection can outlast its fair share.", "TB.0 woke"),
-            step(Go::Until(Moment::woke("TC.0")), "TC (8 ms slice) wakes: whether it preempts depends on eligibility and on who has the earliest deadline, not only on slices. PROT_LAG_AWARE (v2 2/6, a switch in the features) bounds curr's protection by its lag, keeping TB's lag within slice + tick. Flip it and replay.", "TC.0 woke"),
+            step(Go::Until(Moment::wakeup(Verdict::ShorterSlice)), "TC (8 ms slice) wakes. Its slice is shorter than curr's, so PREEMPT_SHORT cancels curr's protection, and TC is eligible with the earliest deadline: it preempted under PREEMPT_SHORT.", "TC.0 woke"),
+            step(Go::Until(WAITS_ITS_TURN), "TC wakes again, but now another entity's deadline is earlier: a shorter slice cancels protection, yet the pick still goes by deadline, so TC does not preempt.", "whose deadline is earlier"),
+            step(Go::Worst(3), "TC's worst wakeup. PROT_LAG_AWARE (v2 2/6, a switch in the features) bounds curr's protection by its lag, keeping TB's lag within slice + tick. Flip it and replay.", "worst wakeup"),
         ],
     },
 ];
@@ -197,6 +214,12 @@ mod tests {
         ),
         ("preempts at once", "preempts"),
         ("but the running task is protected", "current and protected"),
+        ("does not preempt", "does not preempt"),
+        ("whose deadline is earlier", "whose deadline is earlier"),
+        (
+            "preempts under PREEMPT_SHORT",
+            "preempts under PREEMPT_SHORT",
+        ),
     ];
 
     /// Every tour plays through, and each step's picture contains its
@@ -205,6 +228,13 @@ mod tests {
     #[test]
     fn every_tour_plays_and_shows_what_its_captions_say() {
         for tour in TOURS {
+            // Enough steps to carry a story, few enough for one sitting.
+            assert!(
+                (5..=10).contains(&tour.steps.len()),
+                "tour {} has {} steps",
+                tour.id,
+                tour.steps.len()
+            );
             let mut t = Teacher::open(tour.scenario, tour.cpu)
                 .unwrap_or_else(|e| panic!("tour {}: {e}", tour.id));
             for (i, s) in tour.steps.iter().enumerate() {
@@ -229,6 +259,14 @@ mod tests {
                         text.push_str(&e.name);
                     }
                 }
+                // A caption that says a task stays queued as delayed shows one.
+                if s.caption.contains("queued as delayed") {
+                    assert!(
+                        v.queues.iter().flat_map(|q| &q.entities).any(|e| e.delayed),
+                        "tour {} step {i}: no delayed entity",
+                        tour.id
+                    );
+                }
                 // A caption's claim about the wakeup agrees with the verdict.
                 for (claim, verdict) in CLAIMS {
                     if s.caption.contains(claim) {
@@ -250,6 +288,36 @@ mod tests {
                     s.caption.len() < 400,
                     "tour {} step {i}: caption too long",
                     tour.id
+                );
+            }
+            let extra: u32 = std::env::var("PICKS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            for _ in 0..extra {
+                let v = t.command(&TeachCmd::NextPick).unwrap();
+                let ents: Vec<String> = v
+                    .queues
+                    .iter()
+                    .flat_map(|q| {
+                        q.entities.iter().map(|e| {
+                            format!(
+                                "{}:{}{}{}{}",
+                                e.name,
+                                e.lag / 1000,
+                                if e.eligible { "E" } else { "" },
+                                if e.curr { "*" } else { "" },
+                                if e.delayed { "D" } else { "" }
+                            )
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{:>9.3} {:?} | {:?} | {}",
+                    v.now as f64 / 1e6,
+                    v.pick,
+                    v.wakeup,
+                    ents.join(" ")
                 );
             }
         }
