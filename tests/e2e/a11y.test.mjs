@@ -10,6 +10,16 @@ const found = [];
 async function audit(page, state) {
   for (const v of await axeViolations(page)) found.push(`${state}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(', ')}`);
 }
+// A tour's first step with a caption whose first term is opened in the
+// glossary: captions, term links, the glossary and the picture on screen.
+async function tourAndGlossary(page) {
+  await page.selectOption('[data-testid=tour]', 'preempt-short');
+  await page.waitForSelector('[data-testid=tour-next]');
+  await page.click('[data-testid=tour-next]');
+  await page.waitForSelector('[data-testid=tour-caption] a.term', { timeout: 20000 });
+  await page.click('[data-testid=tour-caption] a.term');
+  await page.waitForFunction(() => document.querySelector('[data-testid=glossary]')?.open);
+}
 try {
   const { page, problems } = await openPage(context, base);
   await waitDone(page);
@@ -27,12 +37,20 @@ try {
   await page.click('[data-testid=teach-next-pick]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=pick-reasons] li').length > 0);
   await audit(page, 'teaching');
+  await tourAndGlossary(page);
+  await audit(page, 'teaching tour and glossary');
   await page.click('[data-testid=teach]');
 
   await page.click('[data-testid=theme]');
   check(await page.evaluate(() => document.documentElement.dataset.theme) === 'dark', 'dark theme');
   await waitDone(page);
   await audit(page, 'dark');
+  await page.click('[data-testid=teach]');
+  await page.waitForSelector('[data-testid=teach-now]');
+  await tourAndGlossary(page);
+  await audit(page, 'dark teaching tour and glossary');
+  await page.click('[data-testid=teach]');
+  await waitDone(page);
   await page.click('[data-testid=theme]');
 
   await page.setViewportSize({ width: 390, height: 844 });
@@ -43,7 +61,7 @@ try {
   const csp = await cspViolations(page);
   check(csp.length === 0, `CSP violations: ${csp}`);
   check(problems.length === 0, `page problems: ${problems.join('; ')}`);
-  console.log('e2e a11y: ok (axe-core: no serious or critical violation in default, A/B, teaching, dark, phone)');
+  console.log('e2e a11y: ok (axe-core: no serious or critical violation in default, A/B, teaching with a tour and the glossary in both themes, dark, phone)');
 } catch (e) {
   failed = true;
   console.error(e.message ?? e);
