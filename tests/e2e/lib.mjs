@@ -138,3 +138,38 @@ export async function axeViolations(page) {
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
   });
 }
+
+/** What on the page as it is now misses the phone sizes of issue 19:
+ * controls under 44x44 px (a checkbox's target is its label; inline term
+ * links inside a sentence are WCAG 2.5.8's inline exception; tabindex=-1
+ * only takes focus from code), and text, SVG text as rendered, under
+ * 11 px. */
+export async function phoneMisses(page) {
+  return page.evaluate(() => {
+    const vis = (e) => {
+      const b = e.getBoundingClientRect();
+      const s = getComputedStyle(e);
+      return b.width > 0 && b.height > 0 && s.visibility !== 'hidden' && s.display !== 'none';
+    };
+    const name = (e) => `${e.tagName.toLowerCase()}${e.dataset.testid ? `[${e.dataset.testid}]` : ''} "${(e.textContent || e.value || '').trim().slice(0, 24)}"`;
+    const controls = [...document.querySelectorAll('button, input, select, summary, textarea, a[href], [role=button], [tabindex]:not([tabindex="-1"])')]
+      .filter((e) => vis(e) && !(e.matches('a.term') && e.closest('p, li, dd')));
+    const small = controls.map((e) => {
+      const t = (e.type === 'checkbox' || e.type === 'radio') && e.closest('label') ? e.closest('label') : e;
+      const b = t.getBoundingClientRect();
+      return [name(e), Math.round(b.width), Math.round(b.height)];
+    }).filter(([, w, h]) => w < 44 || h < 44).map(([n, w, h]) => `${n} ${w}x${h}`);
+    const texts = [...document.querySelectorAll('body *')]
+      .filter((e) => !(e instanceof SVGElement) && vis(e) && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()));
+    const tiny = texts.map((e) => [name(e), parseFloat(getComputedStyle(e).fontSize)]).filter(([, f]) => f < 11);
+    for (const t of document.querySelectorAll('svg text')) {
+      if (!vis(t)) continue;
+      const svg = t.ownerSVGElement;
+      const vb = svg.viewBox.baseVal;
+      const k = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
+      const px = parseFloat(getComputedStyle(t).fontSize) * k;
+      if (px < 11) tiny.push([`svg.${svg.getAttribute('class')} "${t.textContent.slice(0, 16)}"`, +px.toFixed(1)]);
+    }
+    return { small, tiny: tiny.map(([n, f]) => `${n} ${f}px`) };
+  });
+}

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
-import { launch, openPage, cspViolations, check, waitDone, resultRows, drag } from './lib.mjs';
+import { launch, openPage, cspViolations, check, waitDone, resultRows, drag, phoneMisses } from './lib.mjs';
 
 // The scenario lines a share fragment carries (#v1; or #z1.).
 const fragText = (hash) => {
@@ -438,6 +438,27 @@ try {
   // Back to the preset's text: the selector names it again.
   check(await page.$eval('[data-testid=preset]', (e) => e.value) === 'preempt-short', `preset selector: ${await page.$eval('[data-testid=preset]', (e) => e.value)}`);
   await shot(page, 'phone');
+  // Every control of the phone's main states is a 44 px target and every
+  // label 11 px or more, the teaching picture's as rendered included.
+  const phoneCheck = async (state) => {
+    const m = await phoneMisses(page);
+    check(m.small.length === 0, `phone ${state}: controls under 44 px: ${m.small.join('; ')}`);
+    check(m.tiny.length === 0, `phone ${state}: text under 11 px: ${m.tiny.join('; ')}`);
+  };
+  await phoneCheck('results');
+  await page.click('[data-testid=teach]');
+  await page.selectOption('[data-testid=tour]', 'lag');
+  await page.click('[data-testid=tour-next]');
+  await page.waitForSelector('svg.vaxis g.ent');
+  await page.click('[data-testid=tour-caption] a.term');
+  await page.waitForFunction(() => document.querySelector('[data-testid=glossary]')?.open);
+  await phoneCheck('teaching');
+  await shot(page, 'phone-teaching');
+  await page.click('[data-testid=teach]');
+  await page.click('[data-testid=sweep]');
+  await page.waitForSelector('[data-testid=sweep-pane]');
+  await phoneCheck('sweep');
+  await page.click('[data-testid=sweep]');
 
   for (const [pg, pr] of all) {
     if (!pg.isClosed()) pr.push(...(await cspViolations(pg)).map((v) => `csp: ${v}`));

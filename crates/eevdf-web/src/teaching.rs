@@ -44,13 +44,33 @@ fn ms(v: i64) -> String {
 
 const W: f64 = 640.0;
 const LEFT: f64 = 120.0;
+/// A phone's picture (a viewport up to 480 px): fewer units across, so
+/// the labels (12 units, style.css) render at 11 px or more.
+const NARROW_W: f64 = 360.0;
+const NARROW_LEFT: f64 = 100.0;
+const NARROW_RIGHT: f64 = 22.0;
 const RIGHT: f64 = 16.0;
 const ROW: f64 = 24.0;
 const TOP: f64 = 26.0;
 
 /// One queue on a virtual-time axis centred on V; `ss` are the palette
 /// slots of the scenario's directives.
+/// The picture's width, label column and right margin in SVG units:
+/// narrow on a phone.
+fn layout() -> (f64, f64, f64) {
+    let narrow = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .is_some_and(|px| px <= 480.0);
+    if narrow {
+        (NARROW_W, NARROW_LEFT, NARROW_RIGHT)
+    } else {
+        (W, LEFT, RIGHT)
+    }
+}
+
 fn axis(q: &QueueView, ss: &[usize]) -> Html {
+    let (w, left, right) = layout();
     let span = q
         .entities
         .iter()
@@ -60,8 +80,8 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
         .unwrap_or(0)
         .max(1_000_000) as f64
         * 1.1;
-    let plot = W - LEFT - RIGHT;
-    let x = |v: i64| LEFT + plot / 2.0 + (v as f64 / span) * (plot / 2.0);
+    let plot = w - left - right;
+    let x = |v: i64| left + plot / 2.0 + (v as f64 / span) * (plot / 2.0);
     let h = TOP + ROW * q.entities.len().max(1) as f64 + 22.0;
     // Rows in a fixed order (by name): an entity keeps its row while V
     // advances, so playing moves it along its row instead of reordering
@@ -101,7 +121,7 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
             <g key={e.name.clone()} class={classes!("ent", e.eligible.then_some("eligible"), e.curr.then_some("curr"), e.delayed.then_some("delayed"))}
                data-entity={e.name.clone()} data-eligible={e.eligible.to_string()}>
                 <title>{ title }</title>
-                <text x={(LEFT - 6.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end" class="ent-label">{ label }</text>
+                <text x={(left - 6.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end" class="ent-label">{ label }</text>
                 <rect x={x0.min(x1).to_string()} y={(y - 5.0).to_string()} width={(x1 - x0).abs().max(1.0).to_string()} height="10"
                       fill={fill.clone()} fill-opacity={if e.eligible { "0.85" } else { "0.3" }}
                       stroke={fill.clone()} stroke-dasharray={if e.delayed { "3 2" } else { "none" }} />
@@ -119,10 +139,10 @@ fn axis(q: &QueueView, ss: &[usize]) -> Html {
                 <b>{ format!("cfs_rq {}", q.name) }</b>
                 { format!(" · load {} · V at 0; bars run from vruntime to the virtual deadline (ms); faded = not eligible, dashed = delayed, ★ = next buddy, ▶ = running", q.load_weight) }
             </figcaption>
-            <svg viewBox={format!("0 0 {W} {h}")} class="vaxis" role="img"
+            <svg viewBox={format!("0 0 {w} {h}")} class="vaxis" role="img"
                  aria-label={format!("Virtual time of queue {}", q.name)}>
                 // Eligible side (vruntime at or before V) is the left half.
-                <rect x={LEFT.to_string()} y="14" width={(plot / 2.0).to_string()} height={(h - 36.0).to_string()} class="eligible-zone" />
+                <rect x={left.to_string()} y="14" width={(plot / 2.0).to_string()} height={(h - 36.0).to_string()} class="eligible-zone" />
                 { for ticks.iter().map(|t| {
                     let v = (t * span) as i64;
                     html! {
