@@ -453,7 +453,7 @@ try {
   await page.click('[data-testid=tour-caption] a.term');
   await page.waitForFunction(() => document.querySelector('[data-testid=glossary]')?.open);
   await phoneCheck('teaching');
-  await shot(page, 'phone-teaching');
+  await page.locator('[data-testid=teaching]').screenshot({ path: 'target/e2e/phone-teaching.png' });
   await page.click('[data-testid=teach]');
   await page.click('[data-testid=sweep]');
   await page.waitForSelector('[data-testid=sweep-pane]');
