@@ -12,9 +12,9 @@ pub struct Preset {
     pub source: &'static str,
     /// Canonical scenario text (what [`crate::scenario::Scenario::to_text`] prints).
     pub text: &'static str,
-    /// The one change that shows what the preset is about, if it has one
+    /// The changes that show what the preset is about, if it has any
     /// (a test runs every flip and checks its claim).
-    pub flip: Option<Flip>,
+    pub flips: &'static [Flip],
 }
 
 /// A feature token and the percentile it moves by at least a fifth.
@@ -30,13 +30,13 @@ pub struct Flip {
     pub rises: bool,
 }
 
-const fn rises(token: &'static str, task: &'static str, pct: &'static str) -> Option<Flip> {
-    Some(Flip {
+const fn rises(token: &'static str, task: &'static str, pct: &'static str) -> Flip {
+    Flip {
         token,
         task,
         pct,
         rises: true,
-    })
+    }
 }
 
 /// Every preset; the first is the one the web page opens with.
@@ -96,7 +96,7 @@ task ct kind=timer period=3777us slice=8ms
 task hog kind=hog count=4 slice=16ms
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "two-tasks",
@@ -114,7 +114,7 @@ task a kind=hog
 task b kind=hog nice=5
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "preempt-short",
@@ -132,7 +132,7 @@ task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
 end
 ",
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "hackbench-1g",
@@ -150,7 +150,7 @@ task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench mode=thread ipc=pipe slice=16ms
 end
 ",
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "t1-clear-buddies",
@@ -170,49 +170,49 @@ task hb kind=hackbench groups=2 mode=thread ipc=pipe slice=20ms group=/A
 task ct kind=timer period=2777us slice=8ms group=/B
 end
 ",
-        flip: rises("NO_PS_CLEAR_BUDDY", "ct", "p99"),
+        flips: &[rises("NO_PS_CLEAR_BUDDY", "ct", "p99")],
     },
     Preset {
         name: "s08-ct-alone",
         title: "0/8 series: cyclictest alone, 8 ms slice",
         source: "[PATCH 0/8] sched/fair: Improving latency of short slice tasks. Published tip vs series: P99 91 / 90, P99.9 126 / 108, Max 2273 / 1018. Series toggles: PROT_SET=CAP_MIN_SLICE PROT_UPDATE=ALIGN PS_SHORT_BUDDY_TIE LAG_DECAY_SLEEP LAG_RESET_IDLE MINSLICE_PERCPU WA_SLICE SIS_SLICE.",
         text: RB5_CT_ALONE,
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "s08-ct-rtapp",
         title: "0/8 series: cyclictest 8 ms + 16 rt-app tasks 16 ms",
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 66 / 66, P99.9 1104 / 832, Max 6165 / 3041.",
         text: RB5_CT_RTAPP,
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "s08-ct-hackbench",
         title: "0/8 series: cyclictest 8 ms + hackbench 1 group 16 ms",
         source: "[PATCH 0/8] Improving latency of short slice tasks. Published tip vs series: P99 75 / 75, P99.9 730 / 637, Max 15996 / 8124.",
         text: RB5_CT_HACKBENCH,
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "v2-ct-alone",
         title: "v2 0/6 series: cyclictest alone, 8 ms slice",
         source: "[PATCH v2 0/6] sched/fair: Improve scheduling latency of short slice task. Published tip 8 ms / series 8 ms / tip 2.8 ms: P90 80/79/56, P99 93/90/60, P99.9 184/145/67, Max 7526/2649/2647. Series toggles: PS_SET_NEXT_BUDDY PROT_LAG_AWARE PS_IGNORE_NEED_RESCHED PS_CANCEL_IF_ELIGIBLE PROT_ALWAYS_UPDATE PROT_SET=SHORT_AVG.",
         text: RB5_CT_ALONE,
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "v2-ct-rtapp",
         title: "v2 0/6 series: cyclictest 8 ms + 16 rt-app 16 ms",
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 61/66/440, P99 8453/2359/3167, P99.9 14053/5026/5290, Max 20924/7851/8727.",
         text: RB5_CT_RTAPP,
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "v2-ct-hackbench",
         title: "v2 0/6 series: cyclictest 8 ms + hackbench 16 ms",
         source: "[PATCH v2 0/6] Improve scheduling latency of short slice task. Published tip 8/16, series 8/16, tip 2.8/2.8: P90 63/63/1237, P99 76/79/4575, P99.9 2827/1021/8312, Max 15795/4766/14519.",
         text: RB5_CT_HACKBENCH,
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "v2-ct-rtapp-default",
@@ -230,7 +230,7 @@ task ct kind=timer period=3777us
 task rt kind=periodic count=16 run=8177us sleep=17777us
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "nb-v5-schbench",
@@ -247,7 +247,7 @@ seed 1
 task sb kind=schbench messages=2 workers=40 request=4ms think=8ms
 end
 ",
-        flip: rises("NO_NEXT_BUDDY", "sb", "p99"),
+        flips: &[rises("NO_NEXT_BUDDY", "sb", "p99")],
     },
     Preset {
         name: "nb-v5-hackbench",
@@ -264,7 +264,7 @@ seed 1
 task hb kind=hackbench groups=12 ipc=pipe
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "madadi-starvation",
@@ -282,7 +282,7 @@ task sb kind=schbench messages=4 workers=16 request=50us think=200us
 task hog kind=hog count=8
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "flatten-hackbench",
@@ -299,7 +299,7 @@ seed 1
 task hb kind=hackbench groups=8 mode=thread ipc=pipe
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "lag-across-sleep",
@@ -317,7 +317,7 @@ task sleeper kind=periodic run=3ms sleep=7ms
 task hog kind=hog
 end
 ",
-        flip: rises("NO_PLACE_LAG", "sleeper", "p90"),
+        flips: &[rises("NO_PLACE_LAG", "sleeper", "p90")],
     },
     Preset {
         name: "run-to-parity",
@@ -335,7 +335,7 @@ task a kind=hog slice=3ms
 task b kind=hog slice=2ms
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "fidelity-ct-alone",
@@ -352,7 +352,7 @@ seed 1
 task ct kind=timer period=1ms slice=100us
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "fidelity-ct-1hog",
@@ -370,7 +370,7 @@ task ct kind=timer period=1ms slice=100us
 task hog kind=hog
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "fidelity-ct-4hog",
@@ -388,7 +388,7 @@ task ct kind=timer period=1ms slice=100us
 task hog kind=hog count=4
 end
 ",
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p90"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p90")],
     },
     Preset {
         name: "fidelity-ct-rtapp",
@@ -406,7 +406,7 @@ task ct kind=timer period=1ms slice=100us
 task rt kind=periodic count=2 run=8177us sleep=17777us
 end
 ",
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },
     Preset {
         name: "fidelity-ct-hackbench",
@@ -424,7 +424,7 @@ task ct kind=timer period=1ms slice=100us
 task hb kind=hackbench fds=10 mode=thread ipc=pipe
 end
 ",
-        flip: rises("NO_PREEMPT_SHORT", "ct", "p99"),
+        flips: &[rises("NO_PREEMPT_SHORT", "ct", "p99")],
     },    Preset {
         name: "fidelity-v2-rtapp",
         title: "Fidelity row: the v2 thread's cyclictest (3777 us, 8 ms slice) against two rt-app tasks with 16 ms slices (one CPU; kernel reference data)",
@@ -441,7 +441,7 @@ task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
 end
 ",
-        flip: None,
+        flips: &[],
     },
     Preset {
         name: "fidelity-v2-hackbench",
@@ -459,7 +459,7 @@ task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms
 end
 ",
-        flip: None,
+        flips: &[],
     },
 ];
 

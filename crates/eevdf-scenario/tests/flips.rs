@@ -33,7 +33,7 @@ fn pct(r: &SimResult, f: &Flip) -> Nanos {
 fn every_flip_moves_its_percentile_as_stated() {
     let flips: Vec<_> = PRESETS
         .iter()
-        .filter_map(|p| p.flip.map(|f| (p, f)))
+        .flat_map(|p| p.flips.iter().map(move |f| (p, *f)))
         .collect();
     assert!(flips.len() >= 10, "{} presets with a flip", flips.len());
     for (p, f) in flips {

@@ -42,8 +42,8 @@ const DEBOUNCE_MS: u32 = 100;
 /// The preset that shows a flip in one click, for presets without one.
 const FIRST_FLIP: &str = "preempt-short";
 
-/// Under a preset's story: its flip as a button ("Try NO_PREEMPT_SHORT:
-/// ct's p99 rises."), or, for a preset without one, a pointer to a
+/// Under a preset's story: its flips as buttons ("Try NO_PREEMPT_SHORT:
+/// ct's p99 rises."), or, for a preset without any, a pointer to a
 /// preset that has one.
 fn try_line(
     p: &eevdf_scenario::presets::Preset,
@@ -51,25 +51,17 @@ fn try_line(
     set_scenario: &Callback<Scenario>,
     open_preset: &Callback<&'static str>,
 ) -> Html {
-    match (p.flip, sc) {
-        (Some(f), Some(sc)) => {
-            let mut next = sc.clone();
-            let ok = next.apply_features(f.token).is_ok();
-            let set = set_scenario.clone();
-            let onclick = Callback::from(move |_: MouseEvent| {
-                if ok {
-                    set.emit(next.clone());
-                }
-            });
+    match (p.flips, sc) {
+        (flips @ [_, ..], Some(sc)) => {
+            let fidelity = p.name.starts_with("fidelity-");
             html! {
                 <p class="try" data-testid="try-flip">
-                    <button type="button" {onclick} data-token={f.token}>{ format!("Try {}", f.token) }</button>
-                    { format!(": {}'s {} {}.", f.task, f.pct, if f.rises { "rises" } else { "falls" }) }
-                    if p.name.starts_with("fidelity-") { { " The real kernel's does too (kernel reference data below)." } }
+                    { for flips.iter().enumerate().map(|(i, f)| try_flip(f, i, sc, set_scenario)) }
+                    if fidelity { { " The real kernel's does too (kernel reference data below)." } }
                 </p>
             }
         }
-        (None, _) if p.name != FIRST_FLIP => {
+        ([], _) if p.name != FIRST_FLIP => {
             let open = open_preset.clone();
             html! {
                 <p class="try" data-testid="try-preset">
@@ -82,6 +74,31 @@ fn try_line(
             }
         }
         _ => html! {},
+    }
+}
+
+/// One flip's button and what it does, e.g. "Try NO_PREEMPT_SHORT: ct's
+/// p99 rises." (after the first, separated by a space).
+fn try_flip(
+    f: &eevdf_scenario::presets::Flip,
+    i: usize,
+    sc: &Scenario,
+    set_scenario: &Callback<Scenario>,
+) -> Html {
+    let mut next = sc.clone();
+    let ok = next.apply_features(f.token).is_ok();
+    let set = set_scenario.clone();
+    let onclick = Callback::from(move |_: MouseEvent| {
+        if ok {
+            set.emit(next.clone());
+        }
+    });
+    html! {
+        <>
+            if i > 0 { { " " } }
+            <button type="button" {onclick} data-token={f.token}>{ format!("Try {}", f.token) }</button>
+            { format!(": {}'s {} {}.", f.task, f.pct, if f.rises { "rises" } else { "falls" }) }
+        </>
     }
 }
 
