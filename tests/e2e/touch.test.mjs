@@ -19,6 +19,9 @@ try {
     document.addEventListener('pointerdown', (e) => window.__types.push(e.pointerType), true);
   });
 
+  await page.selectOption('[data-testid=preset]', 'smp4-hogs');
+  await page.waitForSelector('[data-testid=cpu-3]');
+  await waitDone(page);
   await touchDrag(page, '[data-template=cyclictest]', '[data-testid=cpu-1]');
   await page.waitForSelector('[data-testid=cpu-1] [data-task=ct2]', { timeout: 5000 });
   check((await text(page)).includes('task ct2 kind=timer period=1ms slice=1ms cpus=1\n'), 'dropped by touch');

@@ -26,8 +26,8 @@ fn set_task_key_edits_that_task_only() {
     let plain = stdout(&eevdf(&["check", "default"]));
     let set = stdout(&eevdf(&["check", "default", "--set", "task.ct.slice=2ms"]));
     let edited = plain.replace(
-        "task ct kind=timer period=3777us slice=8ms",
-        "task ct kind=timer period=3777us slice=2ms",
+        "task ct kind=timer period=1ms slice=500us",
+        "task ct kind=timer period=1ms slice=2ms",
     );
     assert_ne!(plain, edited, "the default preset's ct line moved");
     assert_eq!(set, edited);

@@ -253,7 +253,7 @@ mod tests {
     use super::*;
 
     fn base() -> Scenario {
-        Scenario::parse(eevdf_scenario::presets::preset("default").unwrap().text).unwrap()
+        Scenario::parse(eevdf_scenario::presets::preset("smp4-hogs").unwrap().text).unwrap()
     }
 
     #[test]

@@ -723,13 +723,13 @@ mod tests {
     /// On SMP machines a wait can end with a migration (an idle CPU
     /// pulls the task as it picks): the jump lands just before the pick,
     /// on the CPU where the task is queued (not running), and the CPU the
-    /// note names picks it next. The `default` preset's worst ct wakeup
+    /// note names picks it next. The `smp4-hogs` preset's worst ct wakeup
     /// is such a case (ct waits on CPU1, CPU2 takes it).
     #[test]
     fn jumps_land_just_before_the_pick_that_ended_the_wait() {
         let mut moved = 0;
         for preset in [
-            "default",
+            "smp4-hogs",
             "hackbench-1g",
             "t1-clear-buddies",
             "flatten-hackbench",

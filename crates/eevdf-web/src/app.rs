@@ -56,6 +56,7 @@ fn try_line(
             let fidelity = p.name.starts_with("fidelity-");
             html! {
                 <p class="try" data-testid="try-flip">
+                    if p.name == "default" { { "New here? Flip one feature and watch the table. " } }
                     { for flips.iter().enumerate().map(|(i, f)| try_flip(f, i, sc, set_scenario)) }
                     if fidelity { { " The real kernel's does too (kernel reference data below)." } }
                 </p>
