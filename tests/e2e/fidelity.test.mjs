@@ -34,10 +34,18 @@ try {
   const { page, problems } = await openPage(context, base);
   await waitDone(page);
 
-  // The default preset has no kernel data: not checked, no kernel rows.
+  // The default preset has kernel data (make default-ref): a kernel row
+  // under each of its timers, and the mark.
   let m = await mark(page);
-  check(m.key === 'unchecked' && m.text.startsWith(WORDS.unchecked.join(' ')), `default mark ${JSON.stringify(m)}`);
-  check((await kernelRows(page)).length === 0, 'no kernel rows for the default preset');
+  check(m.key === 'agrees', `default mark ${JSON.stringify(m)}`);
+  const defaultRows = await kernelRows(page);
+  check(defaultRows.length === 2, `kernel rows for the default's ct and tt: ${JSON.stringify(defaultRows)}`);
+  // A preset without kernel data: not checked, no kernel rows.
+  await page.selectOption('[data-testid=preset]', 'smp4-hogs');
+  await waitDone(page);
+  m = await mark(page);
+  check(m.key === 'unchecked' && m.text.startsWith(WORDS.unchecked.join(' ')), `smp4-hogs mark ${JSON.stringify(m)}`);
+  check((await kernelRows(page)).length === 0, 'no kernel rows for smp4-hogs');
 
   // fidelity-ct-1hog: a kernel row per series under ct, with the mark.
   await page.selectOption('[data-testid=preset]', 'fidelity-ct-1hog');

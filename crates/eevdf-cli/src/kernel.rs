@@ -354,12 +354,26 @@ fn fidelity_doc(refs: &Path, out: &Path, page_data: &Path) -> Result<(), Failure
         std::fs::write(p, text).map_err(|e| Failure::Run(format!("{}: {e}", p.display())))
     };
     let why = std::fs::read_to_string(refs.join("why.md")).unwrap_or_default();
-    write(out, fidelity::markdown_with(&judged, &verdicts, &why))?;
+    // The page's default preset and its flips (make default-ref), if run.
+    let default = match std::fs::read_to_string(refs.join("default.7.2.jsonl")) {
+        Ok(t) => Some(
+            eevdf_kernel::default_ref::DefaultRef::parse(&t)
+                .map_err(|e| Failure::Bad(format!("default.7.2.jsonl: {e}")))?,
+        ),
+        Err(_) => None,
+    };
+    let mut doc = fidelity::markdown_with(&judged, &verdicts, &why);
+    let mut page = fidelity::page_data(&judged);
+    if let Some(d) = &default {
+        doc.push_str(&d.markdown());
+        page.push_str(&d.page_rows());
+    }
+    write(out, doc)?;
     write(
         &refs.join("known-disagreements.txt"),
         fidelity::known_text(&verdicts),
     )?;
-    write(page_data, fidelity::page_data(&judged))?;
+    write(page_data, page)?;
     let agree = verdicts.iter().filter(|v| v.agrees).count();
     say(&format!(
         "{} references, {agree} of {} cells agree; wrote {}",

@@ -12,6 +12,7 @@ use std::path::Path;
 
 pub mod calibrate;
 pub mod cell;
+pub mod default_ref;
 pub mod fetch;
 pub mod fidelity;
 pub mod fidelity_run;

@@ -1,5 +1,6 @@
 //! Kernel reference rows: what real kernels measured for the fidelity
-//! presets (`fidelity-*`), and the fidelity report's verdict on each.
+//! presets (`fidelity-*`) and the default preset, and the fidelity
+//! report's verdict on each.
 //!
 //! The data is the committed, generated file `data/kernel_ref.txt`
 //! (written by `eevdf kernel fidelity-doc`), compiled in. One line per
@@ -433,7 +434,9 @@ mod tests {
             .collect();
         assert_eq!(rows.iter().collect::<Vec<_>>(), want);
         assert!(!rows.is_empty(), "the 1hog row has kernel data");
-        assert!(super::rows("default").is_empty());
+        // The default preset has kernel rows too (make default-ref).
+        assert!(super::rows("default").iter().any(|r| r.task == "tt"));
+        assert!(super::rows("smp4-hogs").is_empty());
         assert!(super::rows("nope").is_empty());
     }
 

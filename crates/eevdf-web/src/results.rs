@@ -133,7 +133,7 @@ pub fn mark_detail(kernel: &[KernelRef]) -> String {
     };
     use eevdf_scenario::kernel_ref::Verdict::{Agrees, Differs};
     match Mark::of(kernel) {
-        Mark::NotChecked => "no kernel reference data for this scenario (only the fidelity-* presets, unedited, have it)".into(),
+        Mark::NotChecked => "no kernel reference data for this scenario (only the default and the fidelity-* presets, unedited, have it)".into(),
         Mark::Agrees => format!(
             "{}: the simulator, run with that kernel's own settings, is within 2x at p50..p99.9",
             versions(Agrees)

@@ -1,0 +1,253 @@
+//! The page's default preset against its kernel reference
+//! (`tests/kernel-ref/default.7.2.jsonl`, written by `make default-ref`:
+//! an `eevdf sweep --kernel 7.2` of the baseline and each flip, five
+//! seeds). `eevdf kernel fidelity-doc` turns it into the page's kernel
+//! rows for `default` and a section of `docs/fidelity.md` that holds
+//! each Try button's claim against both sides.
+
+use std::collections::BTreeMap;
+
+use eevdf_scenario::presets::{preset, Flip, Preset};
+use eevdf_scenario::scenario::Scenario;
+use serde_json::Value;
+
+use crate::fidelity::{median, within_2x};
+
+/// One kernel cell: its features value and the result's by-name latencies.
+#[derive(Debug)]
+struct Cell {
+    features: String,
+    release: String,
+    result: Value,
+}
+
+/// The reference, grouped by the features axis (first value: baseline).
+#[derive(Debug)]
+pub struct DefaultRef {
+    preset: &'static Preset,
+    baseline: String,
+    cells: Vec<Cell>,
+}
+
+const PCTS: [&str; 5] = ["p50", "p90", "p99", "p99_9", "max"];
+
+impl DefaultRef {
+    /// Parses the sweep's JSON lines; every cell must be a 7.x kernel's
+    /// run of the default preset's text.
+    pub fn parse(jsonl: &str) -> Result<DefaultRef, String> {
+        let preset = preset("default").ok_or("no default preset")?;
+        let mut cells = Vec::new();
+        for (i, line) in jsonl
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v: Value =
+                serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+            let axes: BTreeMap<String, String> = v["axes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| Some((a[0].as_str()?.to_string(), a[1].as_str()?.to_string())))
+                .collect();
+            let result = v["result"].clone();
+            let source = &result["source"];
+            if source["kind"] != "kernel" {
+                return Err(format!("line {}: not a kernel cell", i + 1));
+            }
+            let text = result["scenario"].as_str().unwrap_or("");
+            if unseeded(text) != unseeded(preset.text) {
+                return Err(format!(
+                    "line {}: not the default preset's text (hint: make default-ref)",
+                    i + 1
+                ));
+            }
+            cells.push(Cell {
+                features: axes.get("features").cloned().unwrap_or_default(),
+                release: source["kernel"].as_str().unwrap_or("?").to_string(),
+                result,
+            });
+        }
+        let baseline = cells.first().ok_or("no cells")?.features.clone();
+        Ok(DefaultRef {
+            preset,
+            baseline,
+            cells,
+        })
+    }
+
+    /// The kernel's values of `task`'s `pct` (µs) over the cells of `features`.
+    fn kernel(&self, features: &str, task: &str, pct: &str) -> Vec<f64> {
+        self.cells
+            .iter()
+            .filter(|c| c.features == features)
+            .filter_map(|c| c.result["by_name"][task]["latency_us"][pct].as_f64())
+            .collect()
+    }
+
+    fn seeds(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|c| c.features == self.baseline)
+            .count()
+    }
+
+    /// The simulator's values (µs) for the same seeds, with `token` applied.
+    fn sim(&self, token: Option<&str>, task: &str, pct: &str) -> Vec<f64> {
+        (1..=self.seeds())
+            .map(|seed| {
+                let mut sc = Scenario::parse(self.preset.text).expect("the default parses");
+                sc.set(&format!("seed={seed}")).expect("a seed");
+                if let Some(t) = token {
+                    sc.apply_features(t).expect("a flip token");
+                }
+                let r = eevdf_sim::simulate(sc.sim_config());
+                let l = r
+                    .by_name
+                    .iter()
+                    .find(|n| n.name == task)
+                    .map(|n| n.latency)
+                    .unwrap_or_default();
+                let ns = match pct {
+                    "p50" => l.p50,
+                    "p90" => l.p90,
+                    "p99" => l.p99,
+                    "p99_9" => l.p99_9,
+                    _ => l.max,
+                };
+                ns as f64 / 1e3
+            })
+            .collect()
+    }
+
+    /// The timer tasks (those with samples), in the scenario's order.
+    fn tasks(&self) -> Vec<String> {
+        let sc = Scenario::parse(self.preset.text).expect("the default parses");
+        sc.sim
+            .tasks
+            .iter()
+            .map(|t| t.name.clone())
+            .filter(|n| {
+                self.cells
+                    .iter()
+                    .any(|c| c.result["by_name"][n.as_str()]["samples"].as_u64() > Some(0))
+            })
+            .collect()
+    }
+
+    /// Page rows (`kernel_ref.txt` lines) for the baseline: per task,
+    /// the kernel's medians and the verdict (the simulator within 2x at
+    /// p50 to p99.9).
+    pub fn page_rows(&self) -> String {
+        let mut o = String::new();
+        let release = &self.cells[0].release;
+        let series = release.split('.').take(2).collect::<Vec<_>>().join(".");
+        for task in self.tasks() {
+            let k: Vec<u64> = PCTS
+                .iter()
+                .map(|p| med_ns(&self.kernel(&self.baseline, &task, p)))
+                .collect();
+            let s: Vec<u64> = PCTS
+                .iter()
+                .map(|p| med_ns(&self.sim(None, &task, p)))
+                .collect();
+            let agrees = (0..4).all(|i| within_2x(s[i], k[i]));
+            let samples = median(
+                &self
+                    .cells
+                    .iter()
+                    .filter(|c| c.features == self.baseline)
+                    .filter_map(|c| c.result["by_name"][task.as_str()]["samples"].as_u64())
+                    .collect::<Vec<_>>(),
+            );
+            o.push_str(&format!(
+                "default {task} {series} {release} {} {samples} {} {} {} {} {} {}\n",
+                self.seeds(),
+                k[0],
+                k[1],
+                k[2],
+                k[3],
+                k[4],
+                if agrees { "agrees" } else { "differs" }
+            ));
+        }
+        o
+    }
+
+    /// The `docs/fidelity.md` section: each flip on both sides.
+    pub fn markdown(&self) -> String {
+        let mut o = format!(
+            "\n## default: the page's default preset\n\n{}. Its Try buttons say how each flip \
+             moves a percentile; the kernel's medians over {} seeds ({}), the spread (max \
+             minus min, either side) and the simulator's medians over the same seeds, \
+             running the preset as the page does. \
+             `make default-ref` reruns the kernel side; `crates/eevdf-kernel/tests/default_flips.rs` \
+             holds the kernel to each claim, `crates/eevdf-scenario/tests/flips.rs` the \
+             simulator.\n\n",
+            self.preset.title,
+            self.seeds(),
+            self.cells[0].release
+        );
+        o.push_str("| flip | task pct | the page says | kernel µs | kernel effect | spread µs | sim µs | sim effect | agrees |\n");
+        o.push_str("|---|---|---|---:|---:|---:|---:|---:|---|\n");
+        for f in self.preset.flips {
+            o.push_str(&self.flip_row(f));
+        }
+        o.push('\n');
+        o
+    }
+
+    fn flip_row(&self, f: &Flip) -> String {
+        let pct = if f.pct == "p99.9" { "p99_9" } else { f.pct };
+        let (kb, kf) = (
+            self.kernel(&self.baseline, f.task, pct),
+            self.kernel(f.token, f.task, pct),
+        );
+        let (sb, sf) = (
+            self.sim(None, f.task, pct),
+            self.sim(Some(f.token), f.task, pct),
+        );
+        let (ka, kz, sa, sz) = (med(&kb), med(&kf), med(&sb), med(&sf));
+        let spread = range(&kb).max(range(&kf));
+        let ke = (kz - ka) / ka * 100.0;
+        let se = (sz - sa) / sa * 100.0;
+        let ok = (kz - ka).abs() > spread
+            && ke.abs() >= 20.0
+            && se.abs() >= 20.0
+            && (ke > 0.0) == f.rises
+            && (se > 0.0) == f.rises;
+        format!(
+            "| {} | {} {} | {} | {ka:.0} → {kz:.0} | {ke:+.0} % | {spread:.0} | {sa:.0} → {sz:.0} | {se:+.0} % | {} |\n",
+            f.token,
+            f.task,
+            f.pct,
+            if f.rises { "rises" } else { "falls" },
+            if ok { "yes" } else { "**no**" }
+        )
+    }
+}
+
+fn unseeded(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("seed ") && !l.starts_with("features "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn med(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn med_ns(v: &[f64]) -> u64 {
+    (med(v) * 1e3).round() as u64
+}
+
+fn range(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+}
