@@ -34,6 +34,7 @@ try {
   all.push([page, problems]);
   await waitDone(page);
   await shot(page, 'default');
+  await page.screenshot({ path: 'target/e2e/default-top.png' }); // docs/default.png
   // The max says when its wakeup was due (perf sched latency's "max at").
   const at = await page.$eval('[data-testid=worker-result] tbody tr[data-task=ct] .max-at', (e) => [e.textContent, e.dataset.maxAt]);
   check(/^at \d+\.\d{3} s$/.test(at[0]) && Number(at[1]) >= 0 && Number(at[1]) < 10, `max at: ${at}`);
