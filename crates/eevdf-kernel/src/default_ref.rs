@@ -32,8 +32,8 @@ pub struct DefaultRef {
 const PCTS: [&str; 5] = ["p50", "p90", "p99", "p99_9", "max"];
 
 impl DefaultRef {
-    /// Parses the sweep's JSON lines; every cell must be a 7.x kernel's
-    /// run of the default preset's text.
+    /// Parses the sweep's JSON lines; every cell must be a kernel's run
+    /// of the default preset's text.
     pub fn parse(jsonl: &str) -> Result<DefaultRef, String> {
         let preset = preset("default").ok_or("no default preset")?;
         let mut cells = Vec::new();

@@ -53,8 +53,6 @@ const RIGHT: f64 = 16.0;
 const ROW: f64 = 24.0;
 const TOP: f64 = 26.0;
 
-/// One queue on a virtual-time axis centred on V; `ss` are the palette
-/// slots of the scenario's directives.
 /// The picture's width, label column and right margin in SVG units:
 /// narrow on a phone.
 fn layout() -> (f64, f64, f64) {
@@ -69,6 +67,8 @@ fn layout() -> (f64, f64, f64) {
     }
 }
 
+/// One queue on a virtual-time axis centred on V; `ss` are the palette
+/// slots of the scenario's directives.
 fn axis(q: &QueueView, ss: &[usize]) -> Html {
     let (w, left, right) = layout();
     let span = q
