@@ -33,7 +33,7 @@ const PCTS: [&str; 5] = ["p50", "p90", "p99", "p99_9", "max"];
 
 impl DefaultRef {
     /// Parses the sweep's JSON lines; every cell must be a kernel's run
-    /// of the default preset's text.
+    /// of the default preset's text, all on one kernel.
     pub fn parse(jsonl: &str) -> Result<DefaultRef, String> {
         let preset = preset("default").ok_or("no default preset")?;
         let mut cells = Vec::new();
@@ -68,7 +68,11 @@ impl DefaultRef {
                 result,
             });
         }
-        let baseline = cells.first().ok_or("no cells")?.features.clone();
+        let first = cells.first().ok_or("no cells")?;
+        if let Some(c) = cells.iter().find(|c| c.release != first.release) {
+            return Err(format!("two kernels: {} and {}", first.release, c.release));
+        }
+        let baseline = first.features.clone();
         Ok(DefaultRef {
             preset,
             baseline,
@@ -92,8 +96,8 @@ impl DefaultRef {
             .count()
     }
 
-    /// The simulator's values (µs) for the same seeds, with `token` applied.
-    fn sim(&self, token: Option<&str>, task: &str, pct: &str) -> Vec<f64> {
+    /// The simulator's runs of the same seeds, with `token` applied.
+    fn sim_runs(&self, token: Option<&str>) -> Vec<eevdf_sim::SimResult> {
         (1..=self.seeds())
             .map(|seed| {
                 let mut sc = Scenario::parse(self.preset.text).expect("the default parses");
@@ -101,23 +105,24 @@ impl DefaultRef {
                 if let Some(t) = token {
                     sc.apply_features(t).expect("a flip token");
                 }
-                let r = eevdf_sim::simulate(sc.sim_config());
-                let l = r
-                    .by_name
-                    .iter()
-                    .find(|n| n.name == task)
-                    .map(|n| n.latency)
-                    .unwrap_or_default();
-                let ns = match pct {
-                    "p50" => l.p50,
-                    "p90" => l.p90,
-                    "p99" => l.p99,
-                    "p99_9" => l.p99_9,
-                    _ => l.max,
-                };
-                ns as f64 / 1e3
+                eevdf_sim::simulate(sc.sim_config())
             })
             .collect()
+    }
+
+    /// The kernel's effect of `f` on its task's percentile: the
+    /// baseline's and the flip's values (µs, one per seed).
+    pub fn kernel_flip(&self, f: &Flip) -> (Vec<f64>, Vec<f64>) {
+        let pct = key(f.pct);
+        (
+            self.kernel(&self.baseline, f.task, pct),
+            self.kernel(f.token, f.task, pct),
+        )
+    }
+
+    /// The kernel series the reference ran (`7.2.13+deb14-cloud-amd64`).
+    pub fn release(&self) -> &str {
+        &self.cells[0].release
     }
 
     /// The timer tasks (those with samples), in the scenario's order.
@@ -140,8 +145,9 @@ impl DefaultRef {
     /// p50 to p99.9).
     pub fn page_rows(&self) -> String {
         let mut o = String::new();
-        let release = &self.cells[0].release;
+        let release = self.release();
         let series = release.split('.').take(2).collect::<Vec<_>>().join(".");
+        let runs = self.sim_runs(None);
         for task in self.tasks() {
             let k: Vec<u64> = PCTS
                 .iter()
@@ -149,7 +155,7 @@ impl DefaultRef {
                 .collect();
             let s: Vec<u64> = PCTS
                 .iter()
-                .map(|p| med_ns(&self.sim(None, &task, p)))
+                .map(|p| med_ns(&sim_values(&runs, &task, p)))
                 .collect();
             let agrees = (0..4).all(|i| within_2x(s[i], k[i]));
             let samples = median(
@@ -186,26 +192,24 @@ impl DefaultRef {
              simulator.\n\n",
             self.preset.title,
             self.seeds(),
-            self.cells[0].release
+            self.release()
         );
         o.push_str("| flip | task pct | the page says | kernel µs | kernel effect | spread µs | sim µs | sim effect | agrees |\n");
         o.push_str("|---|---|---|---:|---:|---:|---:|---:|---|\n");
+        let base = self.sim_runs(None);
         for f in self.preset.flips {
-            o.push_str(&self.flip_row(f));
+            o.push_str(&self.flip_row(f, &base));
         }
         o.push('\n');
         o
     }
 
-    fn flip_row(&self, f: &Flip) -> String {
-        let pct = if f.pct == "p99.9" { "p99_9" } else { f.pct };
-        let (kb, kf) = (
-            self.kernel(&self.baseline, f.task, pct),
-            self.kernel(f.token, f.task, pct),
-        );
+    fn flip_row(&self, f: &Flip, base: &[eevdf_sim::SimResult]) -> String {
+        let pct = key(f.pct);
+        let (kb, kf) = self.kernel_flip(f);
         let (sb, sf) = (
-            self.sim(None, f.task, pct),
-            self.sim(Some(f.token), f.task, pct),
+            sim_values(base, f.task, pct),
+            sim_values(&self.sim_runs(Some(f.token)), f.task, pct),
         );
         let (ka, kz, sa, sz) = (med(&kb), med(&kf), med(&sb), med(&sf));
         let spread = range(&kb).max(range(&kf));
@@ -227,6 +231,37 @@ impl DefaultRef {
     }
 }
 
+/// A percentile's key in the result JSON (`p99.9` is `p99_9`).
+fn key(pct: &str) -> &str {
+    if pct == "p99.9" {
+        "p99_9"
+    } else {
+        pct
+    }
+}
+
+/// `task`'s `pct` (µs) in each run.
+fn sim_values(runs: &[eevdf_sim::SimResult], task: &str, pct: &str) -> Vec<f64> {
+    runs.iter()
+        .map(|r| {
+            let l = r
+                .by_name
+                .iter()
+                .find(|n| n.name == task)
+                .map(|n| n.latency)
+                .unwrap_or_default();
+            let ns = match pct {
+                "p50" => l.p50,
+                "p90" => l.p90,
+                "p99" => l.p99,
+                "p99_9" => l.p99_9,
+                _ => l.max,
+            };
+            ns as f64 / 1e3
+        })
+        .collect()
+}
+
 fn unseeded(text: &str) -> String {
     text.lines()
         .filter(|l| !l.starts_with("seed ") && !l.starts_with("features "))
@@ -234,7 +269,8 @@ fn unseeded(text: &str) -> String {
         .join("\n")
 }
 
-fn med(v: &[f64]) -> f64 {
+/// The median (NaN for none).
+pub fn med(v: &[f64]) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
     match v.len() {
@@ -248,6 +284,7 @@ fn med_ns(v: &[f64]) -> u64 {
     (med(v) * 1e3).round() as u64
 }
 
-fn range(v: &[f64]) -> f64 {
+/// Max minus min.
+pub fn range(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
 }
