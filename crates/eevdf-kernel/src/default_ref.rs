@@ -262,9 +262,15 @@ fn sim_values(runs: &[eevdf_sim::SimResult], task: &str, pct: &str) -> Vec<f64> 
         .collect()
 }
 
+/// A cell's text without what the sweep adds (seed, features) and the
+/// engine line: a kernel runs the same scenario whatever engine wrote it.
 fn unseeded(text: &str) -> String {
     text.lines()
-        .filter(|l| !l.starts_with("seed ") && !l.starts_with("features "))
+        .filter(|l| {
+            !["seed ", "features ", "engine "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

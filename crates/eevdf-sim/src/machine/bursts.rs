@@ -83,13 +83,21 @@ impl Sim {
                 self.hackbench_burst_end(tid, batch, now)
             }
             Role::Message(m) => {
-                // The burst that ends here was the fan-out: wake them all.
-                let next = m.next_round(now);
-                let workers = std::mem::take(&mut m.workers);
-                self.ask_workers(tid, &workers, now);
-                if let Role::Message(m) = &mut self.threads[tid].role {
-                    m.workers = workers;
+                // One worker's check and wake call; its return to user is
+                // a preemption point (`burst_end`'s `honour_resched`).
+                let (worker, more) = m.ask_next();
+                let step = m.step();
+                if let Some(w) = worker {
+                    self.ask_worker(tid, w, now);
                 }
+                if more {
+                    return Some(step);
+                }
+                let returned = now.saturating_add(self.threads[tid].owed);
+                let next = match &self.threads[tid].role {
+                    Role::Message(m) => m.next_round(returned),
+                    _ => unreachable!("a message thread"),
+                };
                 self.sleep_until(tid, next, now);
                 None
             }
@@ -117,28 +125,28 @@ impl Sim {
         self.q.schedule(at, Ev::Timer { tid });
     }
 
-    /// A schbench message thread on its way to sleep wakes every worker
-    /// that sleeps, each wakeup a `wake` cost later.
-    pub(super) fn ask_workers(&mut self, tid: Tid, workers: &[Tid], now: Nanos) {
-        let wake_cost = self.cfg.costs.wake_ns;
+    /// A schbench message thread asks worker `w` for a request if it is
+    /// idle: the wake call runs in the message thread's context and
+    /// costs it `wake` (`owe_wakes`); the worker is queued when it ends.
+    pub(super) fn ask_worker(&mut self, tid: Tid, w: Tid, now: Nanos) {
+        if self.threads[w].state != State::Sleeping {
+            return;
+        }
         let waker = Some(self.threads[tid].cpu);
-        for &w in workers {
-            let t = &mut self.threads[w];
-            if t.state != State::Sleeping {
-                continue;
-            }
-            if let Role::Worker(worker) = &mut t.role {
-                worker.ask(now);
-            }
-            t.state = State::Waking;
-            t.wake_stamp = Some(now);
+        let t = &mut self.threads[w];
+        if let Role::Worker(worker) = &mut t.role {
+            worker.ask(now);
+        }
+        t.state = State::Waking;
+        t.wake_stamp = Some(now);
+        if let Some(at) = self.owe_wakes(tid, 1, now).next() {
             let wake = Ev::Wake {
                 tid: w,
                 sync: false,
                 from_task: true,
                 waker,
             };
-            self.q.schedule(now + wake_cost, wake);
+            self.q.schedule(at, wake);
         }
     }
 

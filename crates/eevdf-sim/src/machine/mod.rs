@@ -719,7 +719,7 @@ fn first_burst(role: &Role) -> Nanos {
         // Senders and receivers plan their batches at the first burst end.
         Role::Sender { send, .. } => *send,
         Role::Receiver { recv, .. } => *recv,
-        Role::Message(m) => m.fan_out(),
+        Role::Message(m) => m.step(),
         Role::Worker(w) => w.request,
     }
 }

@@ -228,6 +228,7 @@ impl Sim {
                 Role::Message(Message {
                     workers: ws.clone(),
                     think: *sleep_ns,
+                    next: 0,
                 }),
                 spec.start_ns + rng.below(tick),
             ));
@@ -271,6 +272,13 @@ impl Sim {
         }
         owner[eid.0 as usize] = Some(tid);
         let timer_like = role.timed();
+        // A schbench message thread's kernel time is its wake calls, which
+        // it pays explicitly (`ask_worker`); between them it runs user code.
+        let own_keys = spec.kernel_pct.is_some() || spec.ksection_ns.is_some();
+        let kernel = match role {
+            Role::Message(_) if !own_keys => None,
+            _ => home.kernel,
+        };
         self.threads.push(Thread {
             directive: d,
             index: i as u32,
@@ -283,7 +291,7 @@ impl Sim {
             remaining: 0,
             wake_stamp: timer_like.then_some(start),
             slack: spec.slack(),
-            kernel: home.kernel,
+            kernel,
             hist: LatencyHist::new(),
             wakeups: 0,
             migrations: 0,

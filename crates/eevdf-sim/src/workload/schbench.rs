@@ -6,26 +6,49 @@
 use crate::config::Nanos;
 use crate::workload::Tid;
 
-/// Cost per message a schbench message thread spends waking a worker.
+/// The message thread's own loop work per worker (user space: the
+/// mailbox check before the wake call, if any).
 pub const SCHBENCH_WAKE_CPU_NS: Nanos = 1_000;
 
 /// A message thread and the workers it wakes every round.
+///
+/// A round asks the workers one by one, each wake call its own system
+/// call (`futex_wake`), so a reschedule that a woken worker asks for is
+/// honoured when that call returns, before the next worker is asked;
+/// the think time starts when the last call has returned (the guest's
+/// `Message::run`, and schbench's message thread).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub workers: Vec<Tid>,
     /// Sleep between rounds.
     pub think: Nanos,
+    /// The worker this round asks next.
+    pub next: usize,
 }
 
 impl Message {
-    /// The fan-out burst: one wakeup's cost per worker.
-    pub fn fan_out(&self) -> Nanos {
-        SCHBENCH_WAKE_CPU_NS.saturating_mul(self.workers.len() as u64)
+    /// The burst before each worker's mailbox check and wake call.
+    pub fn step(&self) -> Nanos {
+        SCHBENCH_WAKE_CPU_NS
     }
 
-    /// The fan-out ended at `now`: when the next round starts.
-    pub fn next_round(&self, now: Nanos) -> Nanos {
-        now.saturating_add(self.think)
+    /// The worker to ask at the end of this step, and whether the round
+    /// goes on after it (`false`: the round's last call; the next one
+    /// starts from the first worker).
+    pub fn ask_next(&mut self) -> (Option<Tid>, bool) {
+        let w = self.workers.get(self.next).copied();
+        self.next += 1;
+        let more = self.next < self.workers.len();
+        if !more {
+            self.next = 0;
+        }
+        (w, more)
+    }
+
+    /// The round's last wake call returns at `returned`: when the next
+    /// round starts.
+    pub fn next_round(&self, returned: Nanos) -> Nanos {
+        returned.saturating_add(self.think)
     }
 }
 
@@ -55,12 +78,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_round_costs_a_wakeup_per_worker_and_thinks_from_its_end() {
-        let m = Message {
+    fn a_round_asks_each_worker_in_turn_and_thinks_from_its_end() {
+        let mut m = Message {
             workers: vec![1, 2, 3],
             think: 10_000,
+            next: 0,
         };
-        assert_eq!(m.fan_out(), 3 * SCHBENCH_WAKE_CPU_NS);
+        assert_eq!(m.step(), SCHBENCH_WAKE_CPU_NS);
+        assert_eq!(m.ask_next(), (Some(1), true));
+        assert_eq!(m.ask_next(), (Some(2), true));
+        assert_eq!(m.ask_next(), (Some(3), false), "the round's last call");
+        assert_eq!(m.ask_next(), (Some(1), true), "the next round starts over");
         assert_eq!(m.next_round(5_000), 15_000);
     }
 
