@@ -15,14 +15,14 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-driver eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc default-ref fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel sweep-slurm
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc default-ref throughput-ref fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel sweep-slurm
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
 	@echo "make test    set up and run every test (what CI runs)"
 	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
-	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc, default-ref"
+	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc, default-ref, throughput-ref"
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
 	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
@@ -119,6 +119,19 @@ default-ref: setup-kernel
 	./target/release/eevdf sweep default --kernel 7.2 --jobs 1 --seeds 1..5 \
 	  --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT,NO_RUN_TO_PARITY,NEXT_BUDDY \
 	  > tests/kernel-ref/default.7.2.jsonl
+
+# Throughput alone on one CPU, both kernels (about 40 min): hackbench
+# over pipes and sockets, and schbench; the default (WAKEUP_PREEMPTION,
+# already on) and three flips, five seeds
+# (crates/eevdf-kernel/tests/throughput.rs reads them).
+THROUGHPUT_SWEEP = --kernel 7.2,6.12 --jobs 1 --seeds 1..5 \
+  --features-axis WAKEUP_PREEMPTION,NEXT_BUDDY,NO_DELAY_DEQUEUE,NO_WAKEUP_PREEMPTION
+throughput-ref: setup-kernel
+	cargo build --release --locked -p eevdf-cli
+	./target/release/eevdf sweep tests/kernel-ref/hackbench.txt $(THROUGHPUT_SWEEP) \
+	  --vary task.hb.ipc=pipe,socket > tests/kernel-ref/hackbench.jsonl
+	./target/release/eevdf sweep tests/kernel-ref/schbench.txt $(THROUGHPUT_SWEEP) \
+	  > tests/kernel-ref/schbench.jsonl
 
 # docs/fidelity.md, the known-disagreements list and the page's kernel
 # rows, from the committed tests/kernel-ref/ (simulator only, seconds).

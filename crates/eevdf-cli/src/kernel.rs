@@ -368,10 +368,16 @@ fn fidelity_doc(refs: &Path, out: &Path, page_data: &Path) -> Result<(), Failure
         doc.push_str(&d.markdown());
         page.push_str(&d.page_rows());
     }
+    // Throughput alone (make throughput-ref), if run.
+    let mut known = verdicts.clone();
+    if let Some((judged, tv)) = throughput(refs)? {
+        doc.push_str(&eevdf_kernel::throughput_ref::markdown(&judged, &tv));
+        known.extend(tv);
+    }
     write(out, doc)?;
     write(
         &refs.join("known-disagreements.txt"),
-        fidelity::known_text(&verdicts),
+        fidelity::known_text(&known),
     )?;
     write(page_data, page)?;
     let agree = verdicts.iter().filter(|v| v.agrees).count();
@@ -382,6 +388,34 @@ fn fidelity_doc(refs: &Path, out: &Path, page_data: &Path) -> Result<(), Failure
         out.display()
     ));
     Ok(())
+}
+
+/// The throughput references' groups and verdicts (every benchmark
+/// whose `BENCH.jsonl` is there).
+type Throughput = (
+    Vec<eevdf_kernel::throughput_ref::Judged>,
+    Vec<eevdf_kernel::fidelity::Verdict>,
+);
+
+fn throughput(refs: &Path) -> Result<Option<Throughput>, Failure> {
+    use eevdf_kernel::throughput_ref::{verdicts, ThroughputRef, BENCHES};
+    let mut judged = Vec::new();
+    for bench in BENCHES {
+        let Ok(jsonl) = std::fs::read_to_string(refs.join(format!("{bench}.jsonl"))) else {
+            continue;
+        };
+        let path = refs.join(format!("{bench}.txt"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| Failure::Bad(format!("{}: {e}", path.display())))?;
+        let r = ThroughputRef::parse(&text, &jsonl)
+            .map_err(|e| Failure::Bad(format!("{bench}.jsonl: {e}")))?;
+        judged.extend(r.judge().map_err(Failure::Run)?);
+    }
+    if judged.is_empty() {
+        return Ok(None);
+    }
+    let v = verdicts(&judged);
+    Ok(Some((judged, v)))
 }
 
 /// Prints a failure and gives its exit code.

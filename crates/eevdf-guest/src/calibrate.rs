@@ -29,6 +29,8 @@
 //!   hackbench loop (`workload::send_one`, `recv_one`: a 100-byte `write`
 //!   to a pipe nobody waits on or a `read` of available data, with the
 //!   loop's clock read), per message, from batches.
+//! - `socket_write_ns`, `socket_read_ns`: the same over a UNIX stream
+//!   socket pair (`ipc=socket`).
 //! - `pingpong_leg_ns`: two threads on one CPU passing a 100-byte
 //!   message back and forth over two pipes: round trip / 2, from batches
 //!   (one write, one wakeup, one context switch, one read).
@@ -235,39 +237,55 @@ fn pipe() -> Result<(File, File), String> {
     Ok((File::from(r), File::from(w)))
 }
 
-/// Per-message write and read costs, from batches.
+/// Per-message write and read costs over a pipe, from batches.
 fn pipe_costs() -> Result<(Stat, Stat), String> {
-    const BATCH: u64 = 200;
     let (r, w) = pipe()?;
+    message_costs(&r, &w, 200, ["pipe_write_ns", "pipe_read_ns"])
+}
+
+/// The same over a UNIX stream socket pair, hackbench's `ipc=socket`
+/// channel. A batch stays under the socket's buffer (about 277 such
+/// messages), so no write blocks.
+fn socket_costs() -> Result<(Stat, Stat), String> {
+    let (r, w) = std::os::unix::net::UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
+    let (r, w) = (File::from(OwnedFd::from(r)), File::from(OwnedFd::from(w)));
+    message_costs(&r, &w, 100, ["socket_write_ns", "socket_read_ns"])
+}
+
+/// `batch` messages written to `w`, then read from `r`, 30 times: the
+/// per-message medians of the guest's hackbench loop.
+fn message_costs(
+    r: &File,
+    w: &File,
+    batch: u64,
+    names: [&'static str; 2],
+) -> Result<(Stat, Stat), String> {
     let msg = [0x5au8; MSG];
     let mut buf = [0u8; MSG];
     let (mut wv, mut rv) = (Vec::new(), Vec::new());
     for _ in 0..30 {
         let mut err = None;
         let tw = timed(|| {
-            for _ in 0..BATCH {
-                if let Err(e) = send_one(&w, &msg, Nanos::MAX) {
+            for _ in 0..batch {
+                if let Err(e) = send_one(w, &msg, Nanos::MAX) {
                     err = Some(e);
                 }
             }
         });
         let tr = timed(|| {
-            for _ in 0..BATCH {
-                if let Err(e) = recv_one(&r, &mut buf, Nanos::MAX) {
+            for _ in 0..batch {
+                if let Err(e) = recv_one(r, &mut buf, Nanos::MAX) {
                     err = Some(e);
                 }
             }
         });
         if let Some(e) = err {
-            return Err(format!("pipe messages: {e}"));
+            return Err(format!("{}: {e}", names[0]));
         }
-        wv.push(tw / BATCH);
-        rv.push(tr / BATCH);
+        wv.push(tw / batch);
+        rv.push(tr / batch);
     }
-    Ok((
-        Stat::of("pipe_write_ns", "ns", wv),
-        Stat::of("pipe_read_ns", "ns", rv),
-    ))
+    Ok((Stat::of(names[0], "ns", wv), Stat::of(names[1], "ns", rv)))
 }
 
 /// Round trip / 2 of a 100-byte message between two threads, from batches.
@@ -399,9 +417,11 @@ pub fn measure() -> (i64, Vec<Stat>, Vec<String>) {
         Err(e) => errors.push(format!("PR_SET_TIMERSLACK 1: {e}")),
     }
     stats.push(timer_loop(20, 20));
-    match pipe_costs() {
-        Ok((w, r)) => stats.extend([w, r]),
-        Err(e) => errors.push(e),
+    for costs in [pipe_costs, socket_costs] {
+        match costs() {
+            Ok((w, r)) => stats.extend([w, r]),
+            Err(e) => errors.push(e),
+        }
     }
     match pingpong() {
         Ok(s) => stats.push(s),

@@ -83,6 +83,10 @@ pub struct Derived {
     pub send_ns: u64,
     /// hackbench `recv`: one 100-byte pipe read.
     pub recv_ns: u64,
+    /// hackbench `send` and `recv` with `ipc=socket`: the same over a
+    /// UNIX stream socket pair.
+    pub sock_send_ns: u64,
+    pub sock_recv_ns: u64,
     /// A hog's loss per local timer interrupt (no simulator key).
     pub tick_ns: u64,
     /// The pipe ping-pong's leg (write, wakeup, switch, read) as
@@ -169,6 +173,8 @@ impl Calibration {
             timer_wake_ns,
             send_ns,
             recv_ns,
+            sock_send_ns: self.median("socket_write_ns"),
+            sock_recv_ns: self.median("socket_read_ns"),
             tick_ns: self.median("tick_ns"),
             slack_ns: self
                 .median("timer_wake_default_slack_ns")
@@ -235,6 +241,13 @@ impl Calibration {
             dur(d.send_ns),
             dur(d.recv_ns)
         ));
+        if d.sock_send_ns > 0 {
+            o.push_str(&format!(
+                "task hb kind=hackbench ipc=socket send={} recv={}\n",
+                dur(d.sock_send_ns),
+                dur(d.sock_recv_ns)
+            ));
+        }
         o
     }
 }
@@ -253,14 +266,18 @@ pub struct GuestCosts {
     /// hackbench's 100-byte pipe write and read.
     pub send_ns: u64,
     pub recv_ns: u64,
+    /// The same over a UNIX stream socket (`ipc=socket`).
+    pub sock_send_ns: u64,
+    pub sock_recv_ns: u64,
 }
 
 /// Measured on this project's QEMU (`-icount shift=1`, one CPU) with
 /// `eevdf kernel calibrate --kernel 6.12` and `--kernel 7.2` (medians;
 /// 6.12.95+deb12, 7.2.13+deb14). Rerun it after a QEMU or kernel bump.
 /// `sleep` came later (timer loop 9,749 and 9,610 ns per period, less
-/// that run's switch, 4,763 and 5,241 ns); the other keys are from the
-/// first run.
+/// that run's switch, 4,763 and 5,241 ns), and the socket messages later
+/// still (`socket_write_ns`, `socket_read_ns`); the other keys are from
+/// the first run.
 pub const GUEST_COSTS: [GuestCosts; 2] = [
     GuestCosts {
         series: "6.12",
@@ -269,6 +286,8 @@ pub const GUEST_COSTS: [GuestCosts; 2] = [
         sleep_ns: 4_986,
         send_ns: 2_640,
         recv_ns: 2_469,
+        sock_send_ns: 5_155,
+        sock_recv_ns: 4_733,
     },
     GuestCosts {
         series: "7.2",
@@ -277,6 +296,8 @@ pub const GUEST_COSTS: [GuestCosts; 2] = [
         sleep_ns: 4_369,
         send_ns: 2_252,
         recv_ns: 2_042,
+        sock_send_ns: 4_916,
+        sock_recv_ns: 3_996,
     },
 ];
 
@@ -293,7 +314,8 @@ pub fn guest_costs(release: &str) -> Option<GuestCosts> {
 impl GuestCosts {
     /// Charges these costs where the scenario keeps the defaults: the
     /// machine's `switch`, `wake` and `sleep` costs, and each hackbench task's
-    /// `send` and `recv`. A scenario's own values stay.
+    /// `send` and `recv` (its pipe's or its socket's). A scenario's own
+    /// values stay.
     pub fn apply(&self, sc: &mut Scenario) {
         let d = sc.machine.default_costs();
         let c = &mut sc.sim.costs;
@@ -308,14 +330,22 @@ impl GuestCosts {
         }
         for t in &mut sc.sim.tasks {
             if let Workload::Hackbench {
-                send_ns, recv_ns, ..
+                send_ns,
+                recv_ns,
+                pipe,
+                ..
             } = &mut t.workload
             {
+                let (send, recv) = if *pipe {
+                    (self.send_ns, self.recv_ns)
+                } else {
+                    (self.sock_send_ns, self.sock_recv_ns)
+                };
                 if *send_ns == DEFAULT_HB_MSG_NS {
-                    *send_ns = self.send_ns;
+                    *send_ns = send;
                 }
                 if *recv_ns == DEFAULT_HB_MSG_NS {
-                    *recv_ns = self.recv_ns;
+                    *recv_ns = recv;
                 }
             }
         }
@@ -374,6 +404,8 @@ mod tests {
 {\"name\":\"timer_loop_ns\",\"unit\":\"ns\",\"samples\":20,\"min\":9000,\"median\":9500,\"p90\":9600,\"max\":12000}\n\
 {\"name\":\"pipe_write_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":1900,\"median\":2000,\"p90\":2100,\"max\":9000}\n\
 {\"name\":\"pipe_read_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":1400,\"median\":1500,\"p90\":1600,\"max\":9000}\n\
+{\"name\":\"socket_write_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":4000,\"median\":4100,\"p90\":4200,\"max\":9000}\n\
+{\"name\":\"socket_read_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":3400,\"median\":3500,\"p90\":3600,\"max\":9000}\n\
 {\"name\":\"pingpong_leg_ns\",\"unit\":\"ns\",\"samples\":30,\"min\":9000,\"median\":9500,\"p90\":9900,\"max\":20000}\n\
 {\"name\":\"syscall_ns\",\"unit\":\"ns\",\"samples\":20,\"min\":400,\"median\":400,\"p90\":410,\"max\":900}\n\
 {\"name\":\"yield_switch_ns\",\"unit\":\"ns\",\"samples\":20,\"min\":5000,\"median\":6400,\"p90\":6500,\"max\":9000}\n\
@@ -384,7 +416,7 @@ EEVDF-GUEST-REPORT-END\n";
         let c = Calibration::parse(LOG).unwrap();
         assert_eq!(c.uname, "7.2.13 #1");
         assert_eq!((c.nr_cpus, c.default_slack_ns), (1, 50_000));
-        assert_eq!(c.stats.len(), 10);
+        assert_eq!(c.stats.len(), 12);
         assert_eq!(c.get("tick_ns").unwrap().p90, 5200);
         let d = c.derived();
         assert_eq!(
@@ -398,6 +430,8 @@ EEVDF-GUEST-REPORT-END\n";
                 timer_loop_ns: 9_500,
                 send_ns: 2000,
                 recv_ns: 1500,
+                sock_send_ns: 4100,
+                sock_recv_ns: 3500,
                 tick_ns: 5200,
                 slack_ns: 50_000,
                 pingpong_leg_ns: 9500,
@@ -410,8 +444,42 @@ EEVDF-GUEST-REPORT-END\n";
             "{t}"
         );
         assert!(t.contains("send=2us recv=1500ns\n"), "{t}");
+        assert!(t.contains("ipc=socket send=4100ns recv=3500ns\n"), "{t}");
         assert!(!t.contains("MISMATCH"), "{t}");
         assert!(c.render(2).contains("MISMATCH"));
+    }
+
+    #[test]
+    fn a_twin_pays_its_channels_measured_costs() {
+        let mut sc = Scenario::parse(
+            "eevdf-scenario v1\ntask p kind=hackbench ipc=pipe\n\
+             task s kind=hackbench ipc=socket\ntask o kind=hackbench ipc=socket send=1us\nend\n",
+        )
+        .unwrap();
+        let g = guest_costs("7.2.13+deb14-cloud-amd64").unwrap();
+        g.apply(&mut sc);
+        let costs: Vec<(u64, u64)> = sc
+            .sim
+            .tasks
+            .iter()
+            .map(|t| match t.workload {
+                Workload::Hackbench {
+                    send_ns, recv_ns, ..
+                } => (send_ns, recv_ns),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            costs,
+            [
+                (g.send_ns, g.recv_ns),
+                (g.sock_send_ns, g.sock_recv_ns),
+                (1_000, g.sock_recv_ns),
+            ],
+            "a pipe's costs, a socket's, and the scenario's own send kept"
+        );
+        assert!(g.sock_send_ns > g.send_ns, "a socket message costs more");
+        assert!(guest_costs("7.20.1").is_none());
     }
 
     #[test]

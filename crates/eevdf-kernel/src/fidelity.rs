@@ -335,16 +335,27 @@ pub enum Direction {
 /// `kd`, `kv`: kernel default and variant summaries; `sd`, `sv`: the
 /// simulator's; `i`: the percentile.
 pub fn direction(kd: &Summary, kv: &Summary, sd: &Summary, sv: &Summary, i: usize) -> Direction {
-    let ke = kv.median[i] as i128 - kd.median[i] as i128;
+    effect_direction(
+        (kd.median[i], kd.spread[i]),
+        (kv.median[i], kv.spread[i]),
+        (sd.median[i], sv.median[i]),
+    )
+}
+
+/// The direction rule on one number: the kernel's default and variant
+/// (median, spread over seeds) and the simulator's (default, variant)
+/// medians.
+pub fn effect_direction(kd: (u64, u64), kv: (u64, u64), sim: (u64, u64)) -> Direction {
+    let ke = kv.0 as i128 - kd.0 as i128;
     // An effect must stand out of the seeds' spread and be at least 5 %
     // of the default (the threshold the seeds section uses too): a 0.1 µs
     // shift over a zero spread is no feature effect.
-    let spread = kd.spread[i].max(kv.spread[i]) as i128;
-    let floor = (kd.median[i] as i128 / 20).max(spread);
+    let spread = kd.1.max(kv.1) as i128;
+    let floor = (kd.0 as i128 / 20).max(spread);
     if ke.abs() <= floor {
         return Direction::Noise;
     }
-    let se = sv.median[i] as i128 - sd.median[i] as i128;
+    let se = sim.1 as i128 - sim.0 as i128;
     if se.signum() == ke.signum() {
         Direction::Agrees
     } else {

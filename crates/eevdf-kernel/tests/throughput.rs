@@ -1,0 +1,96 @@
+//! The simulator's throughput against committed kernel data (no QEMU
+//! here): `tests/kernel-ref/hackbench.jsonl` and `schbench.jsonl` are
+//! `make throughput-ref`, one hackbench group (pipes and sockets) and one
+//! schbench alone on one CPU on 6.12.95 and 7.2.13, the default and three
+//! flips, five seeds.
+//! Every throughput verdict that `docs/fidelity.md` marks as agreeing must
+//! still agree; a disagreement must be listed in
+//! `tests/kernel-ref/known-disagreements.txt`, and a listed one that
+//! agrees again fails too (`eevdf kernel fidelity-doc` rewrites the list).
+
+use std::path::PathBuf;
+
+use eevdf_kernel::fidelity::parse_known;
+use eevdf_kernel::throughput_ref::{owns, verdicts, ThroughputRef, BENCHES};
+
+fn refs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernel-ref")
+}
+
+fn read(name: &str) -> String {
+    let p = refs_dir().join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
+    let mut judged = Vec::new();
+    for bench in BENCHES {
+        let r = ThroughputRef::parse(
+            &read(&format!("{bench}.txt")),
+            &read(&format!("{bench}.jsonl")),
+        )
+        .unwrap_or_else(|e| panic!("{bench}.jsonl: {e}"));
+        judged.extend(r.judge().expect("the twins run"));
+    }
+    // Both kernels; hackbench over pipes and sockets, and schbench; the
+    // default and three flips each.
+    assert_eq!(judged.len(), 2 * 3 * 4, "groups: {judged:#?}");
+    for j in &judged {
+        assert_eq!(
+            j.kernel.len(),
+            5,
+            "{} {} {}: five seeds",
+            j.series,
+            j.row,
+            j.variant
+        );
+        assert!(
+            j.kernel.iter().all(|k| k.work > 1_000),
+            "{j:?}: work was done"
+        );
+    }
+    let v = verdicts(&judged);
+    let known: Vec<String> = parse_known(&read("known-disagreements.txt"))
+        .into_iter()
+        .filter(|k| owns(k))
+        .collect();
+    let regressions: Vec<String> = v
+        .iter()
+        .filter(|v| !v.agrees && !known.contains(&v.key()))
+        .map(|v| v.key())
+        .collect();
+    let mended: Vec<String> = v
+        .iter()
+        .filter(|v| v.agrees && known.contains(&v.key()))
+        .map(|v| v.key())
+        .collect();
+    for k in &known {
+        assert!(
+            v.iter().any(|v| &v.key() == k),
+            "known-disagreements.txt names a throughput cell that is not judged: {k}"
+        );
+    }
+    assert!(
+        regressions.is_empty(),
+        "newly disagreeing with the kernel:\n  {}",
+        regressions.join("\n  ")
+    );
+    assert!(
+        mended.is_empty(),
+        "these agree now; remove them from known-disagreements.txt:\n  {}",
+        mended.join("\n  ")
+    );
+    // NEXT_BUDDY's effects on 7.2 are the thread's subject (seeds/004):
+    // both are judged, and agree.
+    for row in ["hackbench-pipe", "schbench"] {
+        assert!(
+            v.iter().any(|v| v.row == row
+                && v.variant == "NEXT_BUDDY"
+                && v.series == "7.2"
+                && v.what == "direction"
+                && v.agrees),
+            "7.2 NEXT_BUDDY on {row}: a judged effect that agrees"
+        );
+    }
+}
