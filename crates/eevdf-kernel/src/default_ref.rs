@@ -5,13 +5,12 @@
 //! rows for `default` and a section of `docs/fidelity.md` that holds
 //! each Try button's claim against both sides.
 
-use std::collections::BTreeMap;
-
 use eevdf_scenario::presets::{preset, Flip, Preset};
 use eevdf_scenario::scenario::Scenario;
 use serde_json::Value;
 
 use crate::fidelity::{median, within_2x};
+use crate::sweep_line::{axes, bare_text};
 
 /// One kernel cell: its features value and the result's by-name latencies.
 #[derive(Debug)]
@@ -44,19 +43,14 @@ impl DefaultRef {
         {
             let v: Value =
                 serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
-            let axes: BTreeMap<String, String> = v["axes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| Some((a[0].as_str()?.to_string(), a[1].as_str()?.to_string())))
-                .collect();
+            let axes = axes(&v);
             let result = v["result"].clone();
             let source = &result["source"];
             if source["kind"] != "kernel" {
                 return Err(format!("line {}: not a kernel cell", i + 1));
             }
             let text = result["scenario"].as_str().unwrap_or("");
-            if unseeded(text) != unseeded(preset.text) {
+            if bare_text(text) != bare_text(preset.text) {
                 return Err(format!(
                     "line {}: not the default preset's text (hint: make default-ref)",
                     i + 1
@@ -260,19 +254,6 @@ fn sim_values(runs: &[eevdf_sim::SimResult], task: &str, pct: &str) -> Vec<f64> 
             ns as f64 / 1e3
         })
         .collect()
-}
-
-/// A cell's text without what the sweep adds (seed, features) and the
-/// engine line: a kernel runs the same scenario whatever engine wrote it.
-fn unseeded(text: &str) -> String {
-    text.lines()
-        .filter(|l| {
-            !["seed ", "features ", "engine "]
-                .iter()
-                .any(|p| l.starts_with(p))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The median (NaN for none).

@@ -517,6 +517,60 @@ pub fn parse_known(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Verdicts held against the known-disagreements lines `known` (those
+/// of their kind): what disagrees unlisted, what is listed but agrees,
+/// and listed lines no verdict has. A test fails on any of the three.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Mismatches {
+    pub regressions: Vec<String>,
+    pub mended: Vec<String>,
+    pub unjudged: Vec<String>,
+}
+
+impl Mismatches {
+    pub fn of(verdicts: &[Verdict], known: &[String]) -> Mismatches {
+        let listed = |v: &Verdict| known.contains(&v.key());
+        let keys = |agrees: bool| {
+            verdicts
+                .iter()
+                .filter(|v| v.agrees == agrees && listed(v) == agrees)
+                .map(Verdict::key)
+                .collect()
+        };
+        Mismatches {
+            regressions: keys(false),
+            mended: keys(true),
+            unjudged: known
+                .iter()
+                .filter(|k| !verdicts.iter().any(|v| &v.key() == *k))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Panics with what is wrong, if anything (at the caller's line).
+    #[track_caller]
+    pub fn assert_none(&self) {
+        let list = |v: &[String]| v.join("\n  ");
+        assert!(
+            self.unjudged.is_empty(),
+            "known-disagreements.txt names cells that are not judged:\n  {}",
+            list(&self.unjudged)
+        );
+        assert!(
+            self.regressions.is_empty(),
+            "newly disagreeing with the kernel:\n  {}",
+            list(&self.regressions)
+        );
+        assert!(
+            self.mended.is_empty(),
+            "these agree now; remove them from known-disagreements.txt \
+             (eevdf kernel fidelity-doc rewrites it):\n  {}",
+            list(&self.mended)
+        );
+    }
+}
+
 /// The known-disagreements list for a set of verdicts.
 pub fn known_text(verdicts: &[Verdict]) -> String {
     let mut out = String::from(
@@ -740,6 +794,39 @@ pub fn page_data(judged: &[Judged]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mismatches_name_what_the_known_list_misses() {
+        let v = |variant: &str, agrees| Verdict {
+            row: "ct-1hog".into(),
+            variant: variant.into(),
+            series: "7.2".into(),
+            pct: "p99",
+            what: "level",
+            agrees,
+        };
+        let verdicts = [
+            v("default", false),
+            v("NEXT_BUDDY", true),
+            v("equal-slices", false),
+        ];
+        let known = [
+            "ct-1hog equal-slices 7.2 p99 level".to_string(),
+            "ct-1hog NEXT_BUDDY 7.2 p99 level".to_string(),
+            "ct-9hog default 7.2 p99 level".to_string(),
+        ];
+        let m = Mismatches::of(&verdicts, &known);
+        assert_eq!(m.regressions, ["ct-1hog default 7.2 p99 level"]);
+        assert_eq!(m.mended, ["ct-1hog NEXT_BUDDY 7.2 p99 level"]);
+        assert_eq!(m.unjudged, ["ct-9hog default 7.2 p99 level"]);
+        let listed = Mismatches::of(&verdicts[2..], &known[..1]);
+        assert_eq!(
+            listed,
+            Mismatches::default(),
+            "a listed disagreement is fine"
+        );
+        listed.assert_none();
+    }
 
     #[test]
     fn every_row_and_variant_is_a_valid_one_cpu_scenario() {

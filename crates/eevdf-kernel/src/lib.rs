@@ -22,6 +22,7 @@ pub mod kconfig;
 pub mod qemu;
 pub mod run;
 pub mod select;
+pub mod sweep_line;
 pub mod throughput_ref;
 
 /// A failure of real-kernel mode: what went wrong and what to do.

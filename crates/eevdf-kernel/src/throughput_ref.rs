@@ -14,6 +14,7 @@ use eevdf_sim::Workload;
 use serde_json::Value;
 
 use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
+use crate::sweep_line::{axes, bare_text};
 
 /// The benchmarks judged, by the file names of their references.
 pub const BENCHES: [&str; 2] = ["hackbench", "schbench"];
@@ -172,12 +173,7 @@ impl ThroughputRef {
 
 /// One JSON line as a cell, checked against the committed scenario.
 fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String> {
-    let axes: BTreeMap<String, String> = v["axes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|a| Some((a[0].as_str()?.to_string(), a[1].as_str()?.to_string())))
-        .collect();
+    let axes = axes(v);
     let r = &v["result"];
     let src = &r["source"];
     if src["kind"] != "kernel" {
@@ -194,7 +190,7 @@ fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String>
         None if bench == "hackbench" => format!("{bench}-pipe"),
         None => bench.to_string(),
     };
-    if bare(&text) != bare(&want.to_text()) {
+    if bare_text(&text) != bare_text(&want.to_text()) {
         return Err(format!(
             "not a run of tests/kernel-ref/{bench}.txt (hint: make throughput-ref)"
         ));
@@ -229,18 +225,6 @@ fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String>
         },
         per_s: Rates::of(work, switches, ns),
     })
-}
-
-/// A scenario's text without the lines a sweep cell adds.
-fn bare(text: &str) -> String {
-    text.lines()
-        .filter(|l| {
-            !["seed ", "features ", "engine "]
-                .iter()
-                .any(|p| l.starts_with(p))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The twin of a kernel cell, as the fidelity rows build it: the

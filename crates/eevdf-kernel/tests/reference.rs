@@ -57,36 +57,10 @@ fn the_simulator_holds_its_agreement_with_the_kernels() {
     let known = fidelity::parse_known(&known_text);
     let judged = fidelity::judge_all(&refs).expect("simulate");
     let verdicts = fidelity::verdicts(&judged);
-    let mut regressions = Vec::new();
-    let mut mended = Vec::new();
-    for v in &verdicts {
-        let listed = known.contains(&v.key());
-        match (v.agrees, listed) {
-            (false, false) => regressions.push(v.key()),
-            (true, true) => mended.push(v.key()),
-            _ => {}
-        }
-    }
     // Throughput lines are tests/throughput.rs's.
     let known: Vec<String> = known
         .into_iter()
         .filter(|k| !eevdf_kernel::throughput_ref::owns(k))
         .collect();
-    for k in &known {
-        assert!(
-            verdicts.iter().any(|v| &v.key() == k),
-            "known-disagreements.txt names a cell that is not judged: {k}"
-        );
-    }
-    assert!(
-        regressions.is_empty(),
-        "newly disagreeing with the kernel:\n  {}",
-        regressions.join("\n  ")
-    );
-    assert!(
-        mended.is_empty(),
-        "these agree now; remove them from known-disagreements.txt \
-         (eevdf kernel fidelity-doc rewrites it):\n  {}",
-        mended.join("\n  ")
-    );
+    fidelity::Mismatches::of(&verdicts, &known).assert_none();
 }

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use eevdf_kernel::fidelity::parse_known;
+use eevdf_kernel::fidelity::{parse_known, Mismatches};
 use eevdf_kernel::throughput_ref::{owns, verdicts, ThroughputRef, BENCHES};
 
 fn refs_dir() -> PathBuf {
@@ -55,32 +55,7 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
         .into_iter()
         .filter(|k| owns(k))
         .collect();
-    let regressions: Vec<String> = v
-        .iter()
-        .filter(|v| !v.agrees && !known.contains(&v.key()))
-        .map(|v| v.key())
-        .collect();
-    let mended: Vec<String> = v
-        .iter()
-        .filter(|v| v.agrees && known.contains(&v.key()))
-        .map(|v| v.key())
-        .collect();
-    for k in &known {
-        assert!(
-            v.iter().any(|v| &v.key() == k),
-            "known-disagreements.txt names a throughput cell that is not judged: {k}"
-        );
-    }
-    assert!(
-        regressions.is_empty(),
-        "newly disagreeing with the kernel:\n  {}",
-        regressions.join("\n  ")
-    );
-    assert!(
-        mended.is_empty(),
-        "these agree now; remove them from known-disagreements.txt:\n  {}",
-        mended.join("\n  ")
-    );
+    Mismatches::of(&v, &known).assert_none();
     // NEXT_BUDDY's effects on 7.2 are the thread's subject (seeds/004):
     // both are judged, and agree.
     for row in ["hackbench-pipe", "schbench"] {

@@ -1,0 +1,50 @@
+//! Reading an `eevdf sweep` JSON line back (the kernel references made
+//! by `make default-ref` and `make throughput-ref`): its axis values, and
+//! its scenario text without what the sweep and the engine add.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// The line's `axes`, by axis name (`features`, `seed`, `kernel`, a
+/// `--vary` key).
+pub fn axes(line: &Value) -> BTreeMap<String, String> {
+    line["axes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| Some((a[0].as_str()?.to_string(), a[1].as_str()?.to_string())))
+        .collect()
+}
+
+/// A cell's scenario text without the lines the sweep adds (seed,
+/// features) and the engine line: a kernel runs the same scenario
+/// whatever engine wrote it.
+pub fn bare_text(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            !["seed ", "features ", "engine "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_reads_back() {
+        let v: Value = serde_json::from_str(
+            r#"{"axes":[["features","NEXT_BUDDY"],["seed","2"],["kernel","7.2"]]}"#,
+        )
+        .unwrap();
+        let a = axes(&v);
+        assert_eq!(a["features"], "NEXT_BUDDY");
+        assert_eq!((a["seed"].as_str(), a.len()), ("2", 3));
+        let t = "eevdf-scenario v1\nengine 0.7\nmachine up\nseed 3\nfeatures NEXT_BUDDY\nend\n";
+        assert_eq!(bare_text(t), "eevdf-scenario v1\nmachine up\nend");
+    }
+}
