@@ -5,6 +5,9 @@
 #   scripts/identical.sh BASE        e.g. HEAD, main, a commit
 #   IDENTICAL_DURATION=300ms         simulated time per run
 #   IDENTICAL_JOBS=2                 runs at once
+#   IDENTICAL_ENGINE=any             compare with the engine version
+#                                    masked: what an engine bump changes
+#                                    beyond its version
 # Exit 0 when every run is identical, 1 when one differs (listed), 2 on
 # a usage or build error. An engine version bump changes every result.
 set -euo pipefail
@@ -53,6 +56,12 @@ one() {
     # stderr and the exit code are part of the result.
     { "$work/target-$side/release/eevdf" "${args[@]}" 2>&1; echo "exit $?"; } >"$out" || true
   done
+  if [ "${IDENTICAL_ENGINE:-}" = any ]; then
+    for side in base head; do
+      out="$work/out/$side/$p.$m.$i.json"
+      sed -i -E 's/"engine":"[0-9.]+"/"engine":"X"/; s/engine [0-9.]+\\n/engine X\\n/' "$out"
+    done
+  fi
   if cmp -s "$work/out/base/$p.$m.$i.json" "$work/out/head/$p.$m.$i.json"; then
     echo "same"
   else
