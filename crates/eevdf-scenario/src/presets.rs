@@ -299,7 +299,7 @@ end
     Preset {
         name: "madadi-starvation",
         title: "NEXT_BUDDY (6.19-rc1): schbench next to CPU hogs (after Madadi's report)",
-        source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread measured stress-ng bogo-ops -64 % next to schbench with v4 of the patch on IBM Power, and bisected a DayTrader regression to the merged v5. This runs v5 (the engine has no v4) on a symmetric SMT laptop stand-in (the thread does not describe the Power machine), so it shows the mechanism, not his numbers. Compare with --features NO_NEXT_BUDDY.",
+        source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread measured stress-ng bogo-ops -64 % next to schbench with v4 of the patch on IBM Power, and bisected a DayTrader regression to the merged v5. This runs v5 (the engine has no v4) on a symmetric SMT laptop stand-in (the thread does not describe the Power machine), so it shows what v5 does there, not his numbers. Since engine 0.8 the hogs here gain CPU with NEXT_BUDDY (a worker woken on the message thread's CPU runs before its next wake call, so the message thread runs fewer rounds), while on one CPU they lose it, as on a real 7.2 kernel (tests/seeds.rs). Compare with --features NO_NEXT_BUDDY.",
         text: "\
 eevdf-scenario v1
 engine 0.8
