@@ -187,8 +187,12 @@ fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String>
                 .map_err(|e| e.to_string())?;
             format!("{bench}-{ipc}")
         }
-        None if bench == "hackbench" => format!("{bench}-pipe"),
-        None => bench.to_string(),
+        None => match base.sim.tasks[0].workload {
+            Workload::Hackbench { pipe, .. } => {
+                format!("{bench}-{}", if pipe { "pipe" } else { "socket" })
+            }
+            _ => bench.to_string(),
+        },
     };
     if bare_text(&text) != bare_text(&want.to_text()) {
         return Err(format!(

@@ -86,19 +86,16 @@ impl Sim {
                 // One worker's check and wake call; its return to user is
                 // a preemption point (`burst_end`'s `honour_resched`).
                 let (worker, more) = m.ask_next();
-                let step = m.step();
+                let (step, think) = (m.step(), m.think);
                 if let Some(w) = worker {
                     self.ask_worker(tid, w, now);
                 }
                 if more {
                     return Some(step);
                 }
+                // The think starts when the round's last call returns.
                 let returned = now.saturating_add(self.threads[tid].owed);
-                let next = match &self.threads[tid].role {
-                    Role::Message(m) => m.next_round(returned),
-                    _ => unreachable!("a message thread"),
-                };
-                self.sleep_until(tid, next, now);
+                self.sleep_until(tid, returned.saturating_add(think), now);
                 None
             }
             Role::Worker(w) => {

@@ -44,12 +44,6 @@ impl Message {
         }
         (w, more)
     }
-
-    /// The round's last wake call returns at `returned`: when the next
-    /// round starts.
-    pub fn next_round(&self, returned: Nanos) -> Nanos {
-        returned.saturating_add(self.think)
-    }
 }
 
 /// A worker: one request of `request` work per wakeup.
@@ -78,7 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_round_asks_each_worker_in_turn_and_thinks_from_its_end() {
+    fn a_round_asks_each_worker_in_turn() {
         let mut m = Message {
             workers: vec![1, 2, 3],
             think: 10_000,
@@ -89,7 +83,6 @@ mod tests {
         assert_eq!(m.ask_next(), (Some(2), true));
         assert_eq!(m.ask_next(), (Some(3), false), "the round's last call");
         assert_eq!(m.ask_next(), (Some(1), true), "the next round starts over");
-        assert_eq!(m.next_round(5_000), 15_000);
     }
 
     #[test]
