@@ -407,7 +407,7 @@ fn throughput(refs: &Path) -> Result<Option<Throughput>, Failure> {
         let path = refs.join(format!("{bench}.txt"));
         let text = std::fs::read_to_string(&path)
             .map_err(|e| Failure::Bad(format!("{}: {e}", path.display())))?;
-        let r = ThroughputRef::parse(&text, &jsonl)
+        let r = ThroughputRef::parse(bench, &text, &jsonl)
             .map_err(|e| Failure::Bad(format!("{bench}.jsonl: {e}")))?;
         judged.extend(r.judge().map_err(Failure::Run)?);
     }
@@ -461,6 +461,9 @@ fn both(
         s.hz,
     )
     .map_err(Failure::Run)?;
+    let mut twin = twin;
+    let busy = k.result.cpus.iter().map(|c| c.busy_ns).sum();
+    run::share_one_stream(&mut twin, busy, k.result.sim_ns);
     let line = twin.features.debugfs_line().trim_end().to_string();
     Ok((eevdf_sim::simulate(twin.sim_config()), k, line))
 }

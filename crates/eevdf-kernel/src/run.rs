@@ -141,7 +141,9 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
     if sc.machine.nr_cpus() > 1 {
         w.push(format!(
             "{} CPUs under -icount: QEMU runs the vCPUs one after another, so cross-CPU \
-             wakeups wait for the target vCPU's turn; one CPU is the clean reference",
+             wakeups wait for the target vCPU's turn and the busy vCPUs share one CPU's \
+             work per second (the twin charges its costs times the mean busy vCPUs); one \
+             CPU is the clean reference",
             sc.machine.nr_cpus()
         ));
     }
@@ -334,6 +336,40 @@ pub fn sim_twin(
     Ok(sc)
 }
 
+/// Slows a multi-CPU twin to the QEMU machine it copies. Under
+/// `-icount` QEMU runs the vCPUs one after another on one instruction
+/// counter (`-accel tcg,thread=single`), so virtual time passes for every
+/// vCPU while one executes: with k vCPUs busy, each does 1/k of a
+/// one-CPU guest's work per virtual second. Measured on 7.2.13: one
+/// hackbench group does 123k messages a second on one CPU, 130k on
+/// four (four groups: 126k). The twin charges its costs (switch, wake,
+/// sleep, hackbench messages) times the run's mean busy vCPUs,
+/// `busy_ns` over `window_ns` of every CPU's busy time, at least one and
+/// at most the machine's CPUs; a one-CPU twin is unchanged. Bursts
+/// (rt-app, schbench requests, hogs) are not scaled yet.
+pub fn share_one_stream(sc: &mut Scenario, busy_ns: u64, window_ns: u64) {
+    let cpus = u64::from(sc.machine.nr_cpus().max(1));
+    let milli = (u128::from(busy_ns) * 1000 / u128::from(window_ns.max(1)))
+        .clamp(1000, u128::from(cpus) * 1000) as u64;
+    if milli == 1000 {
+        return;
+    }
+    let scale = |ns: &mut u64| *ns = ns.saturating_mul(milli) / 1000;
+    let c = &mut sc.sim.costs;
+    for ns in [&mut c.switch_ns, &mut c.wake_ns, &mut c.sleep_ns] {
+        scale(ns);
+    }
+    for t in &mut sc.sim.tasks {
+        if let eevdf_sim::Workload::Hackbench {
+            send_ns, recv_ns, ..
+        } = &mut t.workload
+        {
+            scale(send_ns);
+            scale(recv_ns);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,6 +419,40 @@ mod tests {
         assert_eq!(w.len(), 2);
         assert!(w[0].contains("CONFIG_HZ=250"));
         assert!(w[1].contains("one after another"));
+    }
+
+    #[test]
+    fn a_multi_cpu_twin_runs_at_the_guests_shared_speed() {
+        let text = "eevdf-scenario v1\nmachine smp4\ncosts switch=4us wake=3us sleep=2us\n\
+                    task hb kind=hackbench send=2us recv=1us\nend\n";
+        let costs = |sc: &Scenario| {
+            let c = &sc.sim.costs;
+            let eevdf_sim::Workload::Hackbench {
+                send_ns, recv_ns, ..
+            } = sc.sim.tasks[0].workload
+            else {
+                unreachable!("a hackbench task")
+            };
+            [c.switch_ns, c.wake_ns, c.sleep_ns, send_ns, recv_ns]
+        };
+        let base = sc(text);
+        let window = 1_000_000_000;
+        // 3.5 busy vCPUs: every cost 3.5 times.
+        let mut s = base.clone();
+        share_one_stream(&mut s, 3_500_000_000, window);
+        assert_eq!(costs(&s), [14_000, 10_500, 7_000, 7_000, 3_500]);
+        // Never slower than the machine's CPUs, never faster than one.
+        let mut s = base.clone();
+        share_one_stream(&mut s, 9_000_000_000, window);
+        assert_eq!(costs(&s), [16_000, 12_000, 8_000, 8_000, 4_000]);
+        let mut s = base.clone();
+        share_one_stream(&mut s, 200_000_000, window);
+        assert_eq!(costs(&s), costs(&base));
+        // One CPU: the guest runs at full speed whatever it reports.
+        let mut one = sc(&text.replace("machine smp4", "machine up"));
+        let before = costs(&one);
+        share_one_stream(&mut one, 3_000_000_000, window);
+        assert_eq!(costs(&one), before);
     }
 
     #[test]

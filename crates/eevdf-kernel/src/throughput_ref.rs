@@ -1,11 +1,11 @@
-//! Throughput on one CPU against kernel references: hackbench's messages
-//! and schbench's requests per second (`tests/kernel-ref/hackbench.jsonl`
-//! and `schbench.jsonl`, written by `make throughput-ref`: an `eevdf
-//! sweep --kernel 7.2,6.12` of `hackbench.txt` over pipes and sockets and
-//! of `schbench.txt`, the kernel's default and feature flips, five
-//! seeds). The fidelity rows judge cyclictest's latency; this judges the
-//! numbers the NEXT_BUDDY threads argue with, with the same level and
-//! direction rules ([`crate::fidelity`]).
+//! Throughput against kernel references: hackbench's messages and
+//! schbench's requests per second (`tests/kernel-ref/NAME.jsonl`, written
+//! by `make throughput-ref`: an `eevdf sweep --kernel 7.2,6.12` of
+//! `NAME.txt` over its axes, the kernel's default and feature flips, five
+//! seeds). One CPU for `hackbench` and `schbench`, four for
+//! `hackbench-smp4`. The fidelity rows judge cyclictest's latency; this
+//! judges the numbers the NEXT_BUDDY threads argue with, with the same
+//! level and direction rules ([`crate::fidelity`]).
 
 use std::collections::BTreeMap;
 
@@ -16,11 +16,12 @@ use serde_json::Value;
 use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
 use crate::sweep_line::{axes, bare_text};
 
-/// The benchmarks judged, by the file names of their references.
-pub const BENCHES: [&str; 2] = ["hackbench", "schbench"];
+/// The references judged, by their file names.
+pub const BENCHES: [&str; 3] = ["hackbench", "schbench", "hackbench-smp4"];
 
 /// Whether a known-disagreements line is a throughput verdict's (its
-/// row, `hackbench-pipe` or `schbench`, is no fidelity row's).
+/// row, `hackbench-pipe`, `hackbench-smp4-g4-socket` or `schbench`, is
+/// no fidelity row's).
 pub fn owns(key: &str) -> bool {
     BENCHES.iter().any(|b| key.starts_with(b))
 }
@@ -39,7 +40,8 @@ fn metric(bench: &str) -> &'static str {
 struct Cell {
     series: String,
     release: String,
-    /// `hackbench-pipe`, `hackbench-socket`, `schbench`.
+    /// The reference's name and the axes' values: `hackbench-pipe`,
+    /// `schbench`, `hackbench-smp4-g4-socket`.
     row: String,
     /// The features axis value (the first one in the file: the baseline).
     features: String,
@@ -47,6 +49,10 @@ struct Cell {
     text: String,
     read_back: ReadBack,
     per_s: Rates,
+    /// Every vCPU's busy time in the window, and the window
+    /// (`run::share_one_stream`).
+    busy_ns: u64,
+    window_ns: u64,
 }
 
 /// The kernel's settings a twin copies (the cell's `source` block).
@@ -119,8 +125,8 @@ fn med_spread(v: &[u64]) -> (u64, u64) {
 
 impl ThroughputRef {
     /// Parses the sweep's JSON lines; every cell must be a kernel's run
-    /// of `scenario` (the committed text, a hackbench's `ipc` varied).
-    pub fn parse(scenario: &str, jsonl: &str) -> Result<ThroughputRef, String> {
+    /// of `scenario` (the committed `name.txt`, its task keys varied).
+    pub fn parse(name: &str, scenario: &str, jsonl: &str) -> Result<ThroughputRef, String> {
         let base = Scenario::parse(scenario).map_err(|e| format!("the scenario: {e}"))?;
         let bench = match base.sim.tasks.first().map(|t| &t.workload) {
             Some(Workload::Hackbench { .. }) if base.sim.tasks.len() == 1 => BENCHES[0],
@@ -134,7 +140,7 @@ impl ThroughputRef {
             }
             let at = |e: String| format!("line {}: {e}", i + 1);
             let v: Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
-            cells.push(cell(bench, &base, &v).map_err(at)?);
+            cells.push(cell(name, bench, &base, &v).map_err(at)?);
         }
         let baseline = cells.first().ok_or("no cells")?.features.clone();
         Ok(ThroughputRef {
@@ -172,7 +178,7 @@ impl ThroughputRef {
 }
 
 /// One JSON line as a cell, checked against the committed scenario.
-fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String> {
+fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String> {
     let axes = axes(v);
     let r = &v["result"];
     let src = &r["source"];
@@ -181,24 +187,16 @@ fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String>
     }
     let text = r["scenario"].as_str().unwrap_or("").to_string();
     let mut want = base.clone();
-    let row = match axes.get("task.hb.ipc") {
-        Some(ipc) => {
-            want.set(&format!("task.hb.ipc={ipc}"))
-                .map_err(|e| e.to_string())?;
-            format!("{bench}-{ipc}")
-        }
-        None => match base.sim.tasks[0].workload {
-            Workload::Hackbench { pipe, .. } => {
-                format!("{bench}-{}", if pipe { "pipe" } else { "socket" })
-            }
-            _ => bench.to_string(),
-        },
-    };
+    for (key, value) in axes.iter().filter(|(k, _)| k.starts_with("task.")) {
+        want.set(&format!("{key}={value}"))
+            .map_err(|e| e.to_string())?;
+    }
     if bare_text(&text) != bare_text(&want.to_text()) {
         return Err(format!(
-            "not a run of tests/kernel-ref/{bench}.txt (hint: make throughput-ref)"
+            "not a run of tests/kernel-ref/{name}.txt (hint: make throughput-ref)"
         ));
     }
+    let row = row_name(name, &want, axes.contains_key("task.hb.groups"));
     let work = if bench == "schbench" {
         r["schbench"][0]["requests"].as_u64()
     } else {
@@ -228,7 +226,36 @@ fn cell(bench: &'static str, base: &Scenario, v: &Value) -> Result<Cell, String>
             hz: src["hz"].as_u64().and_then(|h| u32::try_from(h).ok()),
         },
         per_s: Rates::of(work, switches, ns),
+        busy_ns: busy_ns(r),
+        window_ns: ns,
     })
+}
+
+/// The kernel run's busy time summed over its CPUs.
+fn busy_ns(r: &Value) -> u64 {
+    r["cpus"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["busy_ms"].as_f64())
+        .map(|ms| (ms * 1e6).round() as u64)
+        .sum()
+}
+
+/// A row's name: the reference's, then a hackbench's groups (when
+/// varied) and its channel.
+fn row_name(name: &str, sc: &Scenario, groups_varied: bool) -> String {
+    match sc.sim.tasks[0].workload {
+        Workload::Hackbench { pipe, groups, .. } => {
+            let g = if groups_varied {
+                format!("-g{groups}")
+            } else {
+                String::new()
+            };
+            format!("{name}{g}-{}", if pipe { "pipe" } else { "socket" })
+        }
+        _ => name.to_string(),
+    }
 }
 
 /// The twin of a kernel cell, as the fidelity rows build it: the
@@ -246,6 +273,7 @@ fn twin_rates(c: &Cell) -> Result<Rates, String> {
     )?;
     sc.set(&format!("seed={}", c.seed))
         .map_err(|e| e.to_string())?;
+    crate::run::share_one_stream(&mut sc, c.busy_ns, c.window_ns);
     sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     let r = eevdf_sim::simulate(sc.sim_config());
     let work = r.hackbench.iter().map(|h| h.messages).sum::<u64>()
@@ -317,10 +345,14 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
     let ((la, ln), (da, dn)) = (agree("level"), agree("direction"));
     let seeds = judged.iter().map(|j| j.kernel.len()).min().unwrap_or(0);
     let mut o = format!(
-        "\n## Throughput: hackbench and schbench alone on one CPU\n\n\
-         `tests/kernel-ref/hackbench.txt` (one group: 20 senders, 20 receivers, processes; \
-         over pipes and over sockets) and `schbench.txt` (one message thread waking six \
-         workers for 150 us requests every 1 ms think): the work done per second \
+        "\n## Throughput: hackbench and schbench alone\n\n\
+         `tests/kernel-ref/hackbench.txt` (one CPU, one group: 20 senders, 20 receivers, \
+         processes; over pipes and over sockets), `schbench.txt` (one CPU, one message \
+         thread waking six workers for 150 us requests every 1 ms think) and \
+         `hackbench-smp4.txt` (four CPUs, one and four groups, pipes and sockets, 1 s; \
+         QEMU runs the vCPUs one after another, so a cross-CPU wakeup waits for its \
+         target's turn and the busy vCPUs share one CPU's speed, which the twin copies: \
+         docs/model.md §6): the work done per second \
          (messages, requests), the kernel's median over {seeds} seeds and its spread (max \
          minus min), against the twin's median over the same seeds (the kernel's \
          read-back settings and guest costs, as in the rows above). Context switches per \

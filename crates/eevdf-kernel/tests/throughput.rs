@@ -2,7 +2,8 @@
 //! here): `tests/kernel-ref/hackbench.jsonl` and `schbench.jsonl` are
 //! `make throughput-ref`, one hackbench group (pipes and sockets) and one
 //! schbench alone on one CPU on 6.12.95 and 7.2.13, the default and three
-//! flips, five seeds.
+//! flips, five seeds; `hackbench-smp4.jsonl` is one and four groups on
+//! four CPUs, the default and NEXT_BUDDY.
 //! Every throughput verdict that `docs/fidelity.md` marks as agreeing must
 //! still agree; a disagreement must be listed in
 //! `tests/kernel-ref/known-disagreements.txt`, and a listed one that
@@ -27,15 +28,18 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
     let mut judged = Vec::new();
     for bench in BENCHES {
         let r = ThroughputRef::parse(
+            bench,
             &read(&format!("{bench}.txt")),
             &read(&format!("{bench}.jsonl")),
         )
         .unwrap_or_else(|e| panic!("{bench}.jsonl: {e}"));
         judged.extend(r.judge().expect("the twins run"));
     }
-    // Both kernels; hackbench over pipes and sockets, and schbench; the
-    // default and three flips each.
-    assert_eq!(judged.len(), 2 * 3 * 4, "groups: {judged:#?}");
+    // Both kernels; on one CPU hackbench over pipes and sockets, and
+    // schbench, the default and three flips each; on four CPUs one and
+    // four hackbench groups over pipes and sockets, the default and
+    // NEXT_BUDDY.
+    assert_eq!(judged.len(), 2 * (3 * 4 + 4 * 2), "groups: {judged:#?}");
     for j in &judged {
         assert_eq!(
             j.kernel.len(),
@@ -57,8 +61,13 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
         .collect();
     Mismatches::of(&v, &known).assert_none();
     // NEXT_BUDDY's effects on 7.2 are the thread's subject (seeds/004):
-    // both are judged, and agree.
-    for row in ["hackbench-pipe", "schbench"] {
+    // on one CPU and on four, they are judged, and agree.
+    for row in [
+        "hackbench-pipe",
+        "schbench",
+        "hackbench-smp4-g1-pipe",
+        "hackbench-smp4-g4-pipe",
+    ] {
         assert!(
             v.iter().any(|v| v.row == row
                 && v.variant == "NEXT_BUDDY"
