@@ -278,48 +278,86 @@ fn load() -> Vec<Entry> {
     parse_file(&text).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A comparison checked on real kernels (`tests/seeds/kernel.txt`): the
-/// one-CPU fidelity row whose variants are its A and B.
+/// A comparison checked on real kernels (`tests/seeds/kernel.txt`).
 #[derive(Clone, Debug)]
 struct Check {
     line: usize,
     /// thread, table, metric, A label, B label: the comparison's key.
     key: [String; 5],
-    row: String,
+    refs: Refs,
     a_variant: String,
     b_variant: String,
-    /// The reference files' field: p50 p90 p99 p99_9 max.
-    field: &'static str,
+    /// The kernel series the check reads.
+    series: Vec<String>,
 }
 
-/// The kernel series every check is run on (`eevdf kernel fidelity`).
+/// Where a check's kernel numbers are.
+#[derive(Clone, Debug)]
+enum Refs {
+    /// A one-CPU fidelity row's files, `tests/kernel-ref/ROW.VARIANT.SERIES.json`,
+    /// and their field: p50 p90 p99 p99_9 max.
+    Latency { row: String, field: &'static str },
+    /// A throughput sweep, `tests/kernel-ref/NAME.jsonl`: the cells with
+    /// these task axes; B/A of hackbench's seconds per message.
+    Hackbench {
+        name: String,
+        axes: Vec<(String, String)>,
+    },
+}
+
+/// The kernel series a check reads unless its line names them
+/// (`eevdf kernel fidelity` runs both).
 const CHECK_SERIES: [&str; 2] = ["7.2", "6.12"];
 
 fn parse_checks(text: &str) -> Result<Vec<Check>, String> {
     let mut out = Vec::new();
     for (i, _, f) in data_lines(text) {
-        let [th, ta, me, al, bl, row, av, bv, pct] = f[..] else {
-            return Err(format!(
-                "kernel.txt line {}: {} fields, want 9",
-                i + 1,
-                f.len()
-            ));
+        let at = |m: String| format!("kernel.txt line {}: {m}", i + 1);
+        let (fields, series) = match f.len() {
+            9 => (&f[..9], CHECK_SERIES.join(" ")),
+            10 => (&f[..9], f[9].to_string()),
+            n => return Err(at(format!("{n} fields, want 9 or 10"))),
         };
-        let field = match pct {
-            "p50" => "p50",
-            "p90" => "p90",
-            "p99" => "p99",
-            "p99.9" => "p99_9",
-            "max" => "max",
-            _ => return Err(format!("kernel.txt line {}: metric `{pct}`", i + 1)),
+        let &[th, ta, me, al, bl, row, av, bv, metric] = fields else {
+            unreachable!("nine fields")
+        };
+        let field = match metric {
+            "p50" => Some("p50"),
+            "p90" => Some("p90"),
+            "p99" => Some("p99"),
+            "p99.9" => Some("p99_9"),
+            "max" => Some("max"),
+            "hbtime" => None,
+            _ => return Err(at(format!("metric `{metric}`"))),
+        };
+        let refs = match field {
+            Some(field) => Refs::Latency {
+                row: row.into(),
+                field,
+            },
+            None => {
+                let mut words = row.split_whitespace();
+                let name = words.next().ok_or_else(|| at("no reference".into()))?;
+                let axes = words
+                    .map(|w| {
+                        w.split_once('=')
+                            .map(|(k, v)| (k.to_string(), v.to_string()))
+                            .ok_or_else(|| at(format!("axis `{w}`: want KEY=VALUE")))
+                    })
+                    .collect::<Result<_, _>>()?;
+                Refs::Hackbench {
+                    name: name.into(),
+                    axes,
+                }
+            }
         };
         out.push(Check {
             line: i + 1,
             key: [th, ta, me, al, bl].map(String::from),
-            row: row.into(),
+            refs,
             a_variant: av.into(),
             b_variant: bv.into(),
-            field,
+            series: series.split_whitespace().map(String::from).collect(),
         });
     }
     Ok(out)
@@ -335,8 +373,8 @@ fn entry_key(e: &Entry) -> [String; 5] {
     [&e.thread, &e.table, &e.metric, &e.a_label, &e.b_label].map(|s| s.clone())
 }
 
-/// One side of a check on one series: (kernel release, median over seeds
-/// of the field, ns), from the committed reference file.
+/// One side of a latency check on one series: (kernel release, median
+/// over seeds of the field, ns), from the committed reference file.
 fn kernel_side(
     row: &str,
     variant: &str,
@@ -358,18 +396,81 @@ fn kernel_side(
     }
 }
 
-/// Each series' (release, kernel B/A) for a check.
+/// One side of a hackbench check on one series: (kernel release, its
+/// vCPUs, median over seeds of messages per second), from the sweep's
+/// kernel cells with the check's axes and `features` = `variant`.
+fn hackbench_side(
+    name: &str,
+    axes: &[(String, String)],
+    variant: &str,
+    series: &str,
+) -> Result<(String, u64, f64), String> {
+    let path = root().join(format!("tests/kernel-ref/{name}.jsonl"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut release = None;
+    let mut rates = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{}: {e}", path.display()))?;
+        let cell: HashMap<&str, &str> = v["axes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| Some((a[0].as_str()?, a[1].as_str()?)))
+            .collect();
+        let wanted = [("kernel", series), ("features", variant)]
+            .into_iter()
+            .chain(axes.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .all(|(k, want)| cell.get(k) == Some(&want));
+        if !wanted {
+            continue;
+        }
+        let r = &v["result"];
+        let src = &r["source"];
+        let messages: Option<u64> = r["hackbench"]
+            .as_array()
+            .map(|h| h.iter().filter_map(|g| g["messages"].as_u64()).sum());
+        let (Some(messages), Some(ns)) = (messages, r["sim_ns"].as_u64().filter(|&n| n > 0)) else {
+            return Err(format!("{}: a cell without messages", path.display()));
+        };
+        rates.push(messages as f64 * 1e9 / ns as f64);
+        release = Some((
+            src["kernel"].as_str().unwrap_or("?").to_string(),
+            src["cpus"].as_u64().unwrap_or(1),
+        ));
+    }
+    match release {
+        Some((release, cpus)) => Ok((release, cpus, median(rates))),
+        None => Err(format!(
+            "{}: no {series} cell with {variant} and {axes:?}",
+            path.display()
+        )),
+    }
+}
+
+/// Each series' (kernel and its CPUs, kernel B/A) for a check.
 fn kernel_ratios(c: &Check) -> Result<Vec<(String, f64)>, String> {
-    CHECK_SERIES
+    let short = |release: &str| release.split('+').next().unwrap_or(release).to_string();
+    c.series
         .iter()
-        .map(|series| {
-            let (release, a) = kernel_side(&c.row, &c.a_variant, series, c.field)?;
-            let (_, b) = kernel_side(&c.row, &c.b_variant, series, c.field)?;
-            if a <= 0.0 {
-                return Err(format!("{} {series}: A is 0", c.row));
+        .map(|series| match &c.refs {
+            Refs::Latency { row, field } => {
+                let (release, a) = kernel_side(row, &c.a_variant, series, field)?;
+                let (_, b) = kernel_side(row, &c.b_variant, series, field)?;
+                if a <= 0.0 {
+                    return Err(format!("{row} {series}: A is 0"));
+                }
+                Ok((format!("{} on 1 CPU", short(&release)), b / a))
             }
-            let short = release.split('+').next().unwrap_or(&release).to_string();
-            Ok((short, b / a))
+            Refs::Hackbench { name, axes } => {
+                let (release, cpus, a) = hackbench_side(name, axes, &c.a_variant, series)?;
+                let (_, _, b) = hackbench_side(name, axes, &c.b_variant, series)?;
+                if b <= 0.0 {
+                    return Err(format!("{name} {series}: B did no work"));
+                }
+                // Seconds per message: B/A of the time is A/B of the rate.
+                Ok((format!("{} on {cpus} vCPUs", short(&release)), a / b))
+            }
         })
         .collect()
 }
@@ -402,6 +503,8 @@ fn every_kernel_check_names_a_comparison_and_its_references() {
     }
     assert!(parse_checks("a | b").is_err());
     assert!(parse_checks("a | b | c | d | e | f | g | h | p42").is_err());
+    assert!(parse_checks("a | b | c | d | e | f groups | g | h | hbtime").is_err());
+    assert!(parse_checks("a | b | c | d | e | f | g | h | p99 | 7.2 | x").is_err());
 }
 
 fn status(e: &Entry) -> (&'static str, String) {
@@ -446,7 +549,7 @@ fn kernel_note(pub_r: f64, kernel: &[(String, f64)]) -> String {
     } else {
         "the kernels disagree with each other"
     };
-    format!("<br>kernel (one CPU) B/A {}: {verdict}", each.join(", "))
+    format!("<br>kernel B/A {}: {verdict}", each.join(", "))
 }
 
 fn fmt(v: f64) -> String {
@@ -623,8 +726,9 @@ fn fidelity_seeds_report() {
          messages (1/throughput), not the benchmark's run time: only their B/A \
          compares with the published seconds. Where a comparison is also checked \
          on real kernels (`tests/seeds/kernel.txt`), the direction cell adds each \
-         kernel's B/A, the median over the fidelity row's seeds (docs/fidelity.md \
-         has both sides of those rows).\n",
+         kernel's B/A, the median over the reference's seeds: a one-CPU fidelity row's, \
+         or hackbench on four vCPUs under QEMU (docs/fidelity.md has both sides of \
+         those).\n",
         FLAT * 100.0
     );
     let _ = writeln!(md, "## Summary\n");
@@ -669,8 +773,8 @@ fn fidelity_seeds_report() {
         .count();
     let _ = writeln!(
         md,
-        "- Checked on real kernels (`tests/seeds/kernel.txt`; one CPU, the fidelity \
-         rows' reference data): **{}** comparisons; every kernel moves the thread's way on \
+        "- Checked on real kernels (`tests/seeds/kernel.txt`; the one-CPU fidelity \
+         rows and hackbench on four vCPUs): **{}** comparisons; every kernel moves the thread's way on \
          {with_thread}. Of the {} simulated disagreements over {:.0} %, **{contradicted}** \
          are contradicted by every kernel (the kernels move the other way or stay flat).",
         checked.len(),
