@@ -142,8 +142,10 @@ try {
   await page.click('[data-testid=pin]');
 
   // 3b. The documented case (spec 13.6): a cyclictest with a shorter
-  // slice than two rt-app tasks on one CPU keeps its 57 us p99 only with
-  // PREEMPT_SHORT.
+  // slice than two rt-app tasks on one CPU keeps its p99 near the floor
+  // only with PREEMPT_SHORT (engine 0.9: 113 us, as a delayed wakee
+  // placed afresh can lose a pick; the 7.2.13 kernel's v2-rtapp row has
+  // 64 to 68 us on four seeds and 187 on one).
   // From a preset without a flip, its hint and the preset's own Try
   // button get there in two clicks.
   const mine = await text(page);
@@ -157,7 +159,7 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('NO_PREEMPT_SHORT'));
   await waitDone(page);
   const off = (await row(page, 'ct')).lat[2];
-  check(Number(on) < 100 && Number(off) > 1000, `preempt-short p99 ${on} -> ${off}`);
+  check(Number(on) < 250 && Number(off) > 1000, `preempt-short p99 ${on} -> ${off}`);
   console.log(`  preempt-short preset: ct p99 ${on} -> ${off} us without PREEMPT_SHORT`);
   await page.fill('[data-testid=scenario-text]', mine);
   await waitDone(page);

@@ -281,11 +281,15 @@ impl Rq {
     }
 
     /// `requeue_delayed_entity`: a delayed entity is woken before it was
-    /// picked. It stays on this CPU. Note fair.c does not run
-    /// `update_curr` first, so V uses curr's stale vruntime.
+    /// picked. It stays on this CPU. 7.2.13 runs `update_curr()` first,
+    /// so V counts curr's time up to now; 6.12.95 does not, and its V
+    /// uses curr's stale vruntime.
     pub(crate) fn requeue_delayed_entity(&mut self, id: EntityId) {
         let q = self.se(id).cfs_rq;
         let f = *self.features();
+        if f.delay_lag == DelayLag::V7_1 {
+            self.update_curr(q);
+        }
         let is_curr = self.cfs(q).curr == Some(id);
         let replace = match f.delay_lag {
             DelayLag::V7_1 => self.update_entity_lag(q, id),

@@ -276,28 +276,31 @@ mod tests {
 
     #[test]
     fn an_ineligible_wakee_does_not_lose_to_protection() {
-        // w overruns its share, so it wakes ineligible: the protected hog
-        // keeps the CPU, but not because of its protection.
+        // w overruns its share, so it often wakes ineligible: the protected
+        // hog keeps the CPU, but not because of its protection. (A delayed
+        // w whose lag turned positive while the hog ran is placed afresh
+        // at V and wakes eligible, engine 0.9; it may lose to protection.)
         let text = "eevdf-scenario v1\nmachine up\nhz 1000\nduration 200ms\n\
                     features NO_PREEMPT_SHORT\ntask hog kind=hog slice=3ms\n\
                     task w kind=periodic run=700us sleep=300us slice=1ms\nend\n";
         let probe = [Moment::wakeup(Verdict::ProtectedCurrWins)];
         let seen = wakeups(text, &probe);
-        let lost: Vec<&String> = seen
+        let ineligible: Vec<_> = seen
             .iter()
-            .filter(|(d, _, _)| matches!(d.reason, WakeupReason::PickedOther { .. }))
-            .map(|(_, _, said)| said)
+            .filter(|(d, _, said)| {
+                matches!(d.reason, WakeupReason::PickedOther { .. })
+                    && said.starts_with("w.0")
+                    && said.contains("not eligible")
+            })
             .collect();
-        assert!(!lost.is_empty(), "w never lost a pick");
-        assert!(seen.iter().all(|(_, h, _)| !h[0]));
-        // The sentence gives the reason that decided, not protection.
-        let w_lost: Vec<&&String> = lost.iter().filter(|s| s.starts_with("w.0")).collect();
-        assert!(!w_lost.is_empty(), "w never lost a pick");
-        for said in w_lost {
-            assert!(
-                said.contains("not eligible") && !said.contains("protected"),
-                "{said}"
-            );
+        assert!(
+            !ineligible.is_empty(),
+            "w never lost a pick while ineligible"
+        );
+        // Neither the moment nor the sentence blames protection.
+        for (_, held, said) in ineligible {
+            assert!(!held[0], "{said}");
+            assert!(!said.contains("protected"), "{said}");
         }
     }
 

@@ -165,8 +165,11 @@ fn preempt_short_gives_short_slices_low_latency() {
     let no_short = run(&["NO_PREEMPT_SHORT"], 8 * MS);
     let equal = run(&[], 16 * MS);
     let no_parity = run(&["NO_RUN_TO_PARITY"], 16 * MS);
-    // Floor: slack 50 us + wake 5 us + switch 2 us.
-    assert!(short < 100.0, "PREEMPT_SHORT p99 {short} us");
+    // Floor: slack 50 us + wake 5 us + switch 2 us; a delayed
+    // cyclictest placed afresh can lose a pick (engine 0.9: 113 us; the
+    // 7.2.13 kernel's p99 on the v2-rtapp row is 64 to 68 us on four
+    // seeds and 187 on one).
+    assert!(short < 250.0, "PREEMPT_SHORT p99 {short} us");
     // Without it, curr's protection (up to its 8.2 ms run) bounds the wait.
     assert!(
         no_short > 1000.0 && no_short < 8_300.0,
@@ -230,16 +233,24 @@ fn group_buddy_defeats_preempt_short_without_ps_clear_buddy() {
     // the bug: 64, 60, 57, 60, 66, 64, 60, 65 us; 57-63 fixed): threads
     // blocked behind a preempted holder change who is current when ct
     // wakes. Sockets have no such mutex. Since a waker sleeps only after
-    // its wakeups (engine 0.7), seeds 1-12 show it on seed 9 (275 us with
-    // the bug, else 57 to 70; fixed 57 on all). The rb5 seed test
-    // (t1_clear_buddies_on_rb5) carries the magnitude.
+    // its wakeups (engine 0.7), seeds 1-12 showed it on seed 9 (275 us
+    // with the bug, else 57 to 70; fixed 57 on all). Since a delayed
+    // wakee's lag is taken after update_curr() (engine 0.9, 7.2.13's
+    // requeue_delayed_entity()), it shows on 8 of 12 (132 to 555 us),
+    // and the fixed form has slow seeds too (1, 4, 5: 236 to 331 us; the
+    // median stays at 62). The rb5 seed test (t1_clear_buddies_on_rb5)
+    // carries the magnitude.
     let mut worst_buggy: f64 = 0.0;
+    let mut fixed = Vec::new();
     for seed in 1..=12 {
         let (p99_fixed, _) = run(seed, &[]);
         let (p99_buggy, _) = run(seed, &["NO_PS_CLEAR_BUDDY"]);
-        assert!(p99_fixed < 100.0, "seed {seed}: fixed {p99_fixed} us");
+        fixed.push(p99_fixed);
         worst_buggy = worst_buggy.max(p99_buggy / p99_fixed);
     }
+    fixed.sort_by(f64::total_cmp);
+    let median_fixed = (fixed[5] + fixed[6]) / 2.0;
+    assert!(median_fixed < 100.0, "fixed p99 by seed {fixed:?} us");
     assert!(worst_buggy > 2.0, "buggy at most {worst_buggy}x fixed");
     // Whether 6.19's form (NB_MODE=mel_v5) is worse still than the
     // buggy one depends on the seed since threads start by a wakeup

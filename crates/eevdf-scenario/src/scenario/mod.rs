@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! eevdf-scenario v1
-//! engine 0.8
+//! engine 0.9
 //! machine smp4
 //! kernel v7.2
 //! hz 250
@@ -51,7 +51,7 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
-pub const ENGINE_VERSION: &str = "0.8";
+pub const ENGINE_VERSION: &str = "0.9";
 
 /// `engine` (a checked `X.Y`) is older than `major.minor`.
 pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
