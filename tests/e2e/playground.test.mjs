@@ -159,7 +159,7 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid=scenario-text]').value.includes('NO_PREEMPT_SHORT'));
   await waitDone(page);
   const off = (await row(page, 'ct')).lat[2];
-  check(Number(on) < 250 && Number(off) > 1000, `preempt-short p99 ${on} -> ${off}`);
+  check(Number(on) < 200 && Number(off) > 1000, `preempt-short p99 ${on} -> ${off}`);
   console.log(`  preempt-short preset: ct p99 ${on} -> ${off} us without PREEMPT_SHORT`);
   await page.fill('[data-testid=scenario-text]', mine);
   await waitDone(page);

@@ -148,7 +148,7 @@ pub const TOURS: &[Tour] = &[
             step(Go::Until(Moment::wakeup(Verdict::ShorterSlice)), "ct wakes while an rt task runs protected. Because ct's slice is shorter, PREEMPT_SHORT cancels curr's protection and ct preempts at once: this is why its p99 stays near the floor.", "shorter slice"),
             step(Go::NextPick, "ct runs for a few microseconds and sleeps just right of V (it ran a little more than its share), so DELAY_DEQUEUE keeps it queued as delayed. The pick goes back to an rt task.", "rt."),
             step(Go::Until(Moment::woke("rt.1")), "An rt task wakes on an idle CPU: there is no one to preempt. The rt tasks rarely overlap (8.2 ms on, 17.8 ms off), so most of ct's wakeups meet one rt task or none.", "CPU was idle"),
-            step(Go::Worst(0), "The worst wakeup of ct in this run: PREEMPT_SHORT set curr's protection aside, yet the other rt task's deadline is earlier, so ct waits its turn. The tail shrinks but does not vanish, as on a 7.2 kernel. Turn PREEMPT_SHORT off and replay: then most wakeups wait for the running task's protection to run out.", "worst wakeup"),
+            step(Go::Worst(0), "The worst wakeup of ct in this run: PREEMPT_SHORT set curr's protection aside, yet the pick takes the other rt task, whose deadline is earlier, and ct waits its turn. The tail shrinks but does not vanish, as on a 7.2 kernel. Turn PREEMPT_SHORT off and replay: then most wakeups wait for the running task's protection to run out.", "worst wakeup"),
         ],
     },
     Tour {

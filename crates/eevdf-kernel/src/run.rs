@@ -142,8 +142,8 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
         w.push(format!(
             "{} CPUs under -icount: QEMU runs the vCPUs one after another, so cross-CPU \
              wakeups wait for the target vCPU's turn and the busy vCPUs share one CPU's \
-             work per second (the twin charges its costs times the mean busy vCPUs); one \
-             CPU is the clean reference",
+             work per second (a simulator twin charges its work times the mean busy \
+             vCPUs); one CPU is the clean reference",
             sc.machine.nr_cpus()
         ));
     }
@@ -342,11 +342,13 @@ pub fn sim_twin(
 /// vCPU while one executes: with k vCPUs busy, each does 1/k of a
 /// one-CPU guest's work per virtual second. Measured on 7.2.13: one
 /// hackbench group does 123k messages a second on one CPU, 130k on
-/// four (four groups: 126k). The twin charges its costs (switch, wake,
-/// sleep, hackbench messages) times the run's mean busy vCPUs,
-/// `busy_ns` over `window_ns` of every CPU's busy time, at least one and
-/// at most the machine's CPUs; a one-CPU twin is unchanged. Bursts
-/// (rt-app, schbench requests, hogs) are not scaled yet.
+/// four (four groups: 126k). The twin charges all its CPU work (the
+/// costs, hackbench messages, and the bursts, which the guest burns as
+/// loops calibrated once) times the run's mean busy vCPUs: `busy_ns`,
+/// every CPU's busy time, over `window_ns`, at least one and at most the
+/// machine's CPUs. The mean is first order: a load that is busy on all
+/// vCPUs at times and idle at others is charged less than its busy
+/// stretches ran. A one-CPU twin is unchanged.
 pub fn share_one_stream(sc: &mut Scenario, busy_ns: u64, window_ns: u64) {
     let cpus = u64::from(sc.machine.nr_cpus().max(1));
     let milli = (u128::from(busy_ns) * 1000 / u128::from(window_ns.max(1)))
@@ -356,16 +358,26 @@ pub fn share_one_stream(sc: &mut Scenario, busy_ns: u64, window_ns: u64) {
     }
     let scale = |ns: &mut u64| *ns = ns.saturating_mul(milli) / 1000;
     let c = &mut sc.sim.costs;
-    for ns in [&mut c.switch_ns, &mut c.wake_ns, &mut c.sleep_ns] {
+    for ns in [
+        &mut c.switch_ns,
+        &mut c.wake_ns,
+        &mut c.sleep_ns,
+        &mut c.migrate_ns,
+    ] {
         scale(ns);
     }
     for t in &mut sc.sim.tasks {
-        if let eevdf_sim::Workload::Hackbench {
-            send_ns, recv_ns, ..
-        } = &mut t.workload
-        {
-            scale(send_ns);
-            scale(recv_ns);
+        match &mut t.workload {
+            eevdf_sim::Workload::Hackbench {
+                send_ns, recv_ns, ..
+            } => {
+                scale(send_ns);
+                scale(recv_ns);
+            }
+            eevdf_sim::Workload::Timer { run_ns, .. }
+            | eevdf_sim::Workload::Periodic { run_ns, .. } => scale(run_ns),
+            eevdf_sim::Workload::Schbench { request_ns, .. } => scale(request_ns),
+            eevdf_sim::Workload::Hog => {}
         }
     }
 }
@@ -423,8 +435,10 @@ mod tests {
 
     #[test]
     fn a_multi_cpu_twin_runs_at_the_guests_shared_speed() {
-        let text = "eevdf-scenario v1\nmachine smp4\ncosts switch=4us wake=3us sleep=2us\n\
-                    task hb kind=hackbench send=2us recv=1us\nend\n";
+        let text = "eevdf-scenario v1\nmachine smp4\n\
+                    costs switch=4us wake=3us sleep=2us migrate=10us\n\
+                    task hb kind=hackbench send=2us recv=1us\n\
+                    task rt kind=periodic run=100us sleep=1ms\nend\n";
         let costs = |sc: &Scenario| {
             let c = &sc.sim.costs;
             let eevdf_sim::Workload::Hackbench {
@@ -433,18 +447,35 @@ mod tests {
             else {
                 unreachable!("a hackbench task")
             };
-            [c.switch_ns, c.wake_ns, c.sleep_ns, send_ns, recv_ns]
+            let eevdf_sim::Workload::Periodic { run_ns, .. } = sc.sim.tasks[1].workload else {
+                unreachable!("a periodic task")
+            };
+            [
+                c.switch_ns,
+                c.wake_ns,
+                c.sleep_ns,
+                c.migrate_ns,
+                send_ns,
+                recv_ns,
+                run_ns,
+            ]
         };
         let base = sc(text);
         let window = 1_000_000_000;
         // 3.5 busy vCPUs: every cost 3.5 times.
         let mut s = base.clone();
         share_one_stream(&mut s, 3_500_000_000, window);
-        assert_eq!(costs(&s), [14_000, 10_500, 7_000, 7_000, 3_500]);
+        assert_eq!(
+            costs(&s),
+            [14_000, 10_500, 7_000, 35_000, 7_000, 3_500, 350_000]
+        );
         // Never slower than the machine's CPUs, never faster than one.
         let mut s = base.clone();
         share_one_stream(&mut s, 9_000_000_000, window);
-        assert_eq!(costs(&s), [16_000, 12_000, 8_000, 8_000, 4_000]);
+        assert_eq!(
+            costs(&s),
+            [16_000, 12_000, 8_000, 40_000, 8_000, 4_000, 400_000]
+        );
         let mut s = base.clone();
         share_one_stream(&mut s, 200_000_000, window);
         assert_eq!(costs(&s), costs(&base));

@@ -188,6 +188,13 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
     let text = r["scenario"].as_str().unwrap_or("").to_string();
     let mut want = base.clone();
     for (key, value) in axes.iter().filter(|(k, _)| k.starts_with("task.")) {
+        // A row is named by these two only, so another varied key would
+        // pool different scenarios under one row.
+        if !["task.hb.groups", "task.hb.ipc"].contains(&key.as_str()) {
+            return Err(format!(
+                "axis {key}: only task.hb.groups and task.hb.ipc name a row"
+            ));
+        }
         want.set(&format!("{key}={value}"))
             .map_err(|e| e.to_string())?;
     }
@@ -226,7 +233,10 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
             hz: src["hz"].as_u64().and_then(|h| u32::try_from(h).ok()),
         },
         per_s: Rates::of(work, switches, ns),
-        busy_ns: busy_ns(r),
+        busy_ns: match busy_ns(r) {
+            0 if want.machine.nr_cpus() > 1 => return Err("no CPU busy times".into()),
+            b => b,
+        },
         window_ns: ns,
     })
 }

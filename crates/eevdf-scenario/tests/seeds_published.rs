@@ -315,7 +315,8 @@ fn parse_checks(text: &str) -> Result<Vec<Check>, String> {
         let at = |m: String| format!("kernel.txt line {}: {m}", i + 1);
         let (fields, series) = match f.len() {
             9 => (&f[..9], CHECK_SERIES.join(" ")),
-            10 => (&f[..9], f[9].to_string()),
+            10 if !f[9].trim().is_empty() => (&f[..9], f[9].to_string()),
+            10 => return Err(at("an empty series field".into())),
             n => return Err(at(format!("{n} fields, want 9 or 10"))),
         };
         let &[th, ta, me, al, bl, row, av, bv, metric] = fields else {
@@ -425,6 +426,16 @@ fn hackbench_side(
         if !wanted {
             continue;
         }
+        // Every varied axis must be named, or the median pools scenarios.
+        let named = |k: &str| {
+            ["kernel", "features", "seed"].contains(&k) || axes.iter().any(|(a, _)| a == k)
+        };
+        if let Some(k) = cell.keys().find(|k| !named(k)) {
+            return Err(format!(
+                "{}: axis {k} is varied but not named",
+                path.display()
+            ));
+        }
         let r = &v["result"];
         let src = &r["source"];
         let messages: Option<u64> = r["hackbench"]
@@ -434,10 +445,13 @@ fn hackbench_side(
             return Err(format!("{}: a cell without messages", path.display()));
         };
         rates.push(messages as f64 * 1e9 / ns as f64);
-        release = Some((
-            src["kernel"].as_str().unwrap_or("?").to_string(),
-            src["cpus"].as_u64().unwrap_or(1),
-        ));
+        let (Some(kernel), Some(cpus)) = (src["kernel"].as_str(), src["cpus"].as_u64()) else {
+            return Err(format!(
+                "{}: a cell without its kernel or CPUs",
+                path.display()
+            ));
+        };
+        release = Some((kernel.to_string(), cpus));
     }
     match release {
         Some((release, cpus)) => Ok((release, cpus, median(rates))),
@@ -465,8 +479,8 @@ fn kernel_ratios(c: &Check) -> Result<Vec<(String, f64)>, String> {
             Refs::Hackbench { name, axes } => {
                 let (release, cpus, a) = hackbench_side(name, axes, &c.a_variant, series)?;
                 let (_, _, b) = hackbench_side(name, axes, &c.b_variant, series)?;
-                if b <= 0.0 {
-                    return Err(format!("{name} {series}: B did no work"));
+                if a <= 0.0 || b <= 0.0 {
+                    return Err(format!("{name} {series}: a side did no work"));
                 }
                 // Seconds per message: B/A of the time is A/B of the rate.
                 Ok((format!("{} on {cpus} vCPUs", short(&release)), a / b))
@@ -505,6 +519,7 @@ fn every_kernel_check_names_a_comparison_and_its_references() {
     assert!(parse_checks("a | b | c | d | e | f | g | h | p42").is_err());
     assert!(parse_checks("a | b | c | d | e | f groups | g | h | hbtime").is_err());
     assert!(parse_checks("a | b | c | d | e | f | g | h | p99 | 7.2 | x").is_err());
+    assert!(parse_checks("a | b | c | d | e | f | g | h | p99 | ").is_err());
 }
 
 fn status(e: &Entry) -> (&'static str, String) {
@@ -664,7 +679,9 @@ fn fidelity_seeds_report() {
             let kernel = checks
                 .iter()
                 .find(|c| c.key == key)
-                .map(|c| kernel_ratios(c).unwrap_or_else(|m| panic!("{m}")))
+                .map(|c| {
+                    kernel_ratios(c).unwrap_or_else(|m| panic!("kernel.txt line {}: {m}", c.line))
+                })
                 .unwrap_or_default();
             Row {
                 e,
