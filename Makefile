@@ -120,11 +120,12 @@ default-ref: setup-kernel
 	  --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT,NO_RUN_TO_PARITY,NEXT_BUDDY \
 	  > tests/kernel-ref/default.7.2.jsonl
 
-# Throughput alone, both kernels (about an hour): on one CPU hackbench
-# over pipes and sockets, and schbench, the default (WAKEUP_PREEMPTION,
-# already on) and three flips; on four CPUs one and four hackbench
-# groups, the default (NO_NEXT_BUDDY, already off) and NEXT_BUDDY; five
-# seeds (crates/eevdf-kernel/tests/throughput.rs reads them).
+# Throughput alone, both kernels (about 90 min on one core; 80 of the
+# 200 boots are four-vCPU runs): on one CPU hackbench over pipes and
+# sockets, and schbench, the default (WAKEUP_PREEMPTION, already on)
+# and three flips; on four CPUs one and four hackbench groups, the
+# default (NO_NEXT_BUDDY, already off) and NEXT_BUDDY; five seeds
+# (crates/eevdf-kernel/tests/throughput.rs reads them).
 THROUGHPUT_SWEEP = --kernel 7.2,6.12 --jobs 1 --seeds 1..5 \
   --features-axis WAKEUP_PREEMPTION,NEXT_BUDDY,NO_DELAY_DEQUEUE,NO_WAKEUP_PREEMPTION
 throughput-ref: setup-kernel
