@@ -10,8 +10,11 @@
 //! ```
 //!
 //! writes `/tmp/twin.trace` (ftrace text) and `/tmp/twin.dec` (the
-//! decisions). The twin's text may not print within 72 columns (guest
-//! costs lengthen the task line), which is why this runs it directly;
+//! decisions). A throughput reference's cell works the same way, named
+//! by its JSON line (from 0) instead of a seed:
+//! `twin tests/kernel-ref/hackbench-smp4.jsonl 20 /tmp/twin`. The twin's
+//! text may not print within 72 columns (guest costs lengthen the task
+//! line), which is why this runs it directly;
 //! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`;
 //! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
 //! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
@@ -20,21 +23,22 @@
 use std::process::ExitCode;
 
 use eevdf_kernel::fidelity::Reference;
+use eevdf_kernel::throughput_ref::ThroughputRef;
 use eevdf_scenario::decisions::DecisionLog;
+use eevdf_scenario::scenario::Scenario;
 
 fn run(args: &[String]) -> Result<String, String> {
     let [file, seed, rest @ ..] = args else {
-        return Err("usage: twin REFERENCE.json SEED [OUT]".into());
+        return Err(
+            "usage: twin REFERENCE.json SEED [OUT] | twin REFERENCE.jsonl CELL [OUT]".into(),
+        );
     };
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
-    let r: Reference = serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
     let seed: u64 = seed.parse().map_err(|e| format!("seed {seed}: {e}"))?;
-    let ks = r
-        .seeds
-        .iter()
-        .find(|s| s.seed == seed)
-        .ok_or_else(|| format!("{file} has no seed {seed}"))?;
-    let mut sc = r.sim_scenario(ks)?;
+    let mut sc = match file.strip_suffix(".jsonl") {
+        Some(stem) => throughput_twin(stem, &text, seed)?,
+        None => fidelity_twin(file, &text, seed)?,
+    };
     if let Ok(line) = std::env::var("TWIN_FEATURES") {
         sc.apply_features(&line)
             .map_err(|e| format!("TWIN_FEATURES: {e}"))?;
@@ -63,7 +67,12 @@ fn run(args: &[String]) -> Result<String, String> {
     }
     let end = sim.duration();
     let res = sim.finish(end);
-    let mut line = format!("seed {seed}: {} switches", res.totals.switches);
+    let what = if file.ends_with(".jsonl") {
+        "cell"
+    } else {
+        "seed"
+    };
+    let mut line = format!("{what} {seed}: {} switches", res.totals.switches);
     for n in res.by_name.iter().filter(|n| n.name == "ct") {
         let l = &n.latency;
         line.push_str(&format!(
@@ -78,6 +87,25 @@ fn run(args: &[String]) -> Result<String, String> {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
     }
     Ok(line)
+}
+
+fn fidelity_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> {
+    let r: Reference = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+    let ks = r
+        .seeds
+        .iter()
+        .find(|s| s.seed == seed)
+        .ok_or_else(|| format!("{file} has no seed {seed}"))?;
+    r.sim_scenario(ks)
+}
+
+/// `stem.jsonl`'s cell `n`, checked against `stem.txt` beside it.
+fn throughput_twin(stem: &str, jsonl: &str, n: u64) -> Result<Scenario, String> {
+    let txt = format!("{stem}.txt");
+    let scenario = std::fs::read_to_string(&txt).map_err(|e| format!("{txt}: {e}"))?;
+    let name = stem.rsplit('/').next().unwrap_or(stem);
+    let r = ThroughputRef::parse(name, &scenario, jsonl)?;
+    r.twin(usize::try_from(n).map_err(|e| e.to_string())?)
 }
 
 fn main() -> ExitCode {

@@ -150,6 +150,16 @@ impl ThroughputRef {
         })
     }
 
+    /// The twin of the sweep's cell `n` (its JSON line, counting from 0,
+    /// blank lines skipped), to trace against a kernel run of that cell.
+    pub fn twin(&self, n: usize) -> Result<Scenario, String> {
+        let c = self
+            .cells
+            .get(n)
+            .ok_or_else(|| format!("no cell {n} (the sweep has {})", self.cells.len()))?;
+        twin_scenario(c)
+    }
+
     /// Simulates every cell's twin and groups both sides.
     pub fn judge(&self) -> Result<Vec<Judged>, String> {
         let mut groups: BTreeMap<(String, String, String), Judged> = BTreeMap::new();
@@ -271,6 +281,13 @@ fn row_name(name: &str, sc: &Scenario, groups_varied: bool) -> String {
 /// The twin of a kernel cell, as the fidelity rows build it: the
 /// kernel's read-back settings and guest costs, CPU 0's tick phase.
 fn twin_rates(c: &Cell) -> Result<Rates, String> {
+    let r = eevdf_sim::simulate(twin_scenario(c)?.sim_config());
+    let work = r.hackbench.iter().map(|h| h.messages).sum::<u64>()
+        + r.schbench.iter().map(|s| s.requests).sum::<u64>();
+    Ok(Rates::of(work, r.totals.switches, r.sim_ns))
+}
+
+fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
     let sc = Scenario::parse(&c.text).map_err(|e| e.to_string())?;
     let b = &c.read_back;
     let mut sc = crate::run::sim_twin(
@@ -285,10 +302,7 @@ fn twin_rates(c: &Cell) -> Result<Rates, String> {
         .map_err(|e| e.to_string())?;
     crate::run::share_one_stream(&mut sc, c.busy_ns, c.window_ns);
     sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
-    let r = eevdf_sim::simulate(sc.sim_config());
-    let work = r.hackbench.iter().map(|h| h.messages).sum::<u64>()
-        + r.schbench.iter().map(|s| s.requests).sum::<u64>();
-    Ok(Rates::of(work, r.totals.switches, r.sim_ns))
+    Ok(sc)
 }
 
 /// Level verdicts for every group, direction verdicts for every
