@@ -452,7 +452,7 @@ fn both(
     let _ = std::fs::remove_dir_all(&tmp);
     let k = k?;
     let s = &k.source;
-    let mut twin = run::sim_twin(
+    let twin = run::sim_twin(
         sc,
         &image.release,
         &s.features,
@@ -461,8 +461,6 @@ fn both(
         s.hz,
     )
     .map_err(Failure::Run)?;
-    let busy = k.result.cpus.iter().map(|c| c.busy_ns).sum();
-    run::share_one_stream(&mut twin, busy, k.result.sim_ns);
     let line = twin.features.debugfs_line().trim_end().to_string();
     Ok((eevdf_sim::simulate(twin.sim_config()), k, line))
 }

@@ -141,9 +141,9 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
     if sc.machine.nr_cpus() > 1 {
         w.push(format!(
             "{} CPUs under -icount: QEMU runs the vCPUs one after another, so cross-CPU \
-             wakeups wait for the target vCPU's turn and the busy vCPUs share one CPU's \
-             work per second (a simulator twin charges its work times the mean busy \
-             vCPUs); one CPU is the clean reference",
+             wakeups wait for the target vCPU's turn, the busy vCPUs share one CPU's \
+             work per second and a task is charged while its vCPU stands still (a \
+             simulator twin takes the same turns); one CPU is the clean reference",
             sc.machine.nr_cpus()
         ));
     }
@@ -308,7 +308,10 @@ pub(crate) fn finish(
 /// The simulator's twin of a kernel run: `sc` with the kernel's
 /// read-back features line, `base_slice_ns`, preemption model and HZ
 /// applied, over the profile closest to the kernel (v6.12 for 6.x, v7.2
-/// otherwise), so both sides start from the same settings.
+/// otherwise), so both sides start from the same settings. A multi-CPU
+/// twin takes QEMU's vCPU turns: under `-icount` one host thread runs
+/// the vCPUs one after another while the virtual clock moves for all of
+/// them (`eevdf_sim::SimConfig::vcpu_turns`).
 pub fn sim_twin(
     sc: &Scenario,
     release: &str,
@@ -333,53 +336,8 @@ pub fn sim_twin(
     if let Some(g) = crate::calibrate::guest_costs(release) {
         g.apply(&mut sc);
     }
+    sc.sim.vcpu_turns = sc.machine.nr_cpus() > 1;
     Ok(sc)
-}
-
-/// Slows a multi-CPU twin to the QEMU machine it copies. Under
-/// `-icount` QEMU runs the vCPUs one after another on one instruction
-/// counter (`-accel tcg,thread=single`), so virtual time passes for every
-/// vCPU while one executes: with k vCPUs busy, each does 1/k of a
-/// one-CPU guest's work per virtual second. Measured on 7.2.13: one
-/// hackbench group does 123k messages a second on one CPU, 130k on
-/// four (four groups: 126k). The twin charges all its CPU work (the
-/// costs, hackbench messages, and the bursts, which the guest burns as
-/// loops calibrated once) times the run's mean busy vCPUs: `busy_ns`,
-/// every CPU's busy time, over `window_ns`, at least one and at most the
-/// machine's CPUs. The mean is first order: a load that is busy on all
-/// vCPUs at times and idle at others is charged less than its busy
-/// stretches ran. A one-CPU twin is unchanged.
-pub fn share_one_stream(sc: &mut Scenario, busy_ns: u64, window_ns: u64) {
-    let cpus = u64::from(sc.machine.nr_cpus().max(1));
-    let milli = (u128::from(busy_ns) * 1000 / u128::from(window_ns.max(1)))
-        .clamp(1000, u128::from(cpus) * 1000) as u64;
-    if milli == 1000 {
-        return;
-    }
-    let scale = |ns: &mut u64| *ns = ns.saturating_mul(milli) / 1000;
-    let c = &mut sc.sim.costs;
-    for ns in [
-        &mut c.switch_ns,
-        &mut c.wake_ns,
-        &mut c.sleep_ns,
-        &mut c.migrate_ns,
-    ] {
-        scale(ns);
-    }
-    for t in &mut sc.sim.tasks {
-        match &mut t.workload {
-            eevdf_sim::Workload::Hackbench {
-                send_ns, recv_ns, ..
-            } => {
-                scale(send_ns);
-                scale(recv_ns);
-            }
-            eevdf_sim::Workload::Timer { run_ns, .. }
-            | eevdf_sim::Workload::Periodic { run_ns, .. } => scale(run_ns),
-            eevdf_sim::Workload::Schbench { request_ns, .. } => scale(request_ns),
-            eevdf_sim::Workload::Hog => {}
-        }
-    }
 }
 
 #[cfg(test)]
@@ -434,56 +392,26 @@ mod tests {
     }
 
     #[test]
-    fn a_multi_cpu_twin_runs_at_the_guests_shared_speed() {
-        let text = "eevdf-scenario v1\nmachine smp4\n\
-                    costs switch=4us wake=3us sleep=2us migrate=10us\n\
-                    task hb kind=hackbench send=2us recv=1us\n\
-                    task rt kind=periodic run=100us sleep=1ms\nend\n";
-        let costs = |sc: &Scenario| {
-            let c = &sc.sim.costs;
-            let eevdf_sim::Workload::Hackbench {
-                send_ns, recv_ns, ..
-            } = sc.sim.tasks[0].workload
-            else {
-                unreachable!("a hackbench task")
-            };
-            let eevdf_sim::Workload::Periodic { run_ns, .. } = sc.sim.tasks[1].workload else {
-                unreachable!("a periodic task")
-            };
-            [
-                c.switch_ns,
-                c.wake_ns,
-                c.sleep_ns,
-                c.migrate_ns,
-                send_ns,
-                recv_ns,
-                run_ns,
-            ]
+    fn a_multi_cpu_twin_takes_qemus_vcpu_turns() {
+        let text = "eevdf-scenario v1\nmachine smp4\ntask a kind=hog\nend\n";
+        let twin = |t: &str| {
+            sim_twin(
+                &sc(t),
+                "7.2.13",
+                "NO_NEXT_BUDDY",
+                2_100_000,
+                "lazy",
+                Some(250),
+            )
+            .unwrap()
         };
-        let base = sc(text);
-        let window = 1_000_000_000;
-        // 3.5 busy vCPUs: every cost 3.5 times.
-        let mut s = base.clone();
-        share_one_stream(&mut s, 3_500_000_000, window);
-        assert_eq!(
-            costs(&s),
-            [14_000, 10_500, 7_000, 35_000, 7_000, 3_500, 350_000]
+        assert!(twin(text).sim.vcpu_turns);
+        assert!(twin(text).sim_config().vcpu_turns, "reaches the simulator");
+        assert!(!twin(&text.replace("smp4", "up")).sim.vcpu_turns);
+        assert!(
+            !sc(text).sim.vcpu_turns,
+            "a scenario alone runs on real CPUs"
         );
-        // Never slower than the machine's CPUs, never faster than one.
-        let mut s = base.clone();
-        share_one_stream(&mut s, 9_000_000_000, window);
-        assert_eq!(
-            costs(&s),
-            [16_000, 12_000, 8_000, 40_000, 8_000, 4_000, 400_000]
-        );
-        let mut s = base.clone();
-        share_one_stream(&mut s, 200_000_000, window);
-        assert_eq!(costs(&s), costs(&base));
-        // One CPU: the guest runs at full speed whatever it reports.
-        let mut one = sc(&text.replace("machine smp4", "machine up"));
-        let before = costs(&one);
-        share_one_stream(&mut one, 3_000_000_000, window);
-        assert_eq!(costs(&one), before);
     }
 
     #[test]

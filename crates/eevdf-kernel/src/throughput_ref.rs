@@ -49,10 +49,6 @@ struct Cell {
     text: String,
     read_back: ReadBack,
     per_s: Rates,
-    /// Every vCPU's busy time in the window, and the window
-    /// (`run::share_one_stream`).
-    busy_ns: u64,
-    window_ns: u64,
 }
 
 /// The kernel's settings a twin copies (the cell's `source` block).
@@ -243,23 +239,7 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
             hz: src["hz"].as_u64().and_then(|h| u32::try_from(h).ok()),
         },
         per_s: Rates::of(work, switches, ns),
-        busy_ns: match busy_ns(r) {
-            0 if want.machine.nr_cpus() > 1 => return Err("no CPU busy times".into()),
-            b => b,
-        },
-        window_ns: ns,
     })
-}
-
-/// The kernel run's busy time summed over its CPUs.
-fn busy_ns(r: &Value) -> u64 {
-    r["cpus"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["busy_ms"].as_f64())
-        .map(|ms| (ms * 1e6).round() as u64)
-        .sum()
 }
 
 /// A row's name: the reference's, then a hackbench's groups (when
@@ -300,7 +280,6 @@ fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
     )?;
     sc.set(&format!("seed={}", c.seed))
         .map_err(|e| e.to_string())?;
-    crate::run::share_one_stream(&mut sc, c.busy_ns, c.window_ns);
     sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     Ok(sc)
 }
@@ -374,9 +353,10 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
          processes; over pipes and over sockets), `schbench.txt` (one CPU, one message \
          thread waking six workers for 150 us requests every 1 ms think) and \
          `hackbench-smp4.txt` (four CPUs, one and four groups, pipes and sockets, 1 s; \
-         QEMU runs the vCPUs one after another, so a cross-CPU wakeup waits for its \
-         target's turn and the busy vCPUs share one CPU's speed, which the twin copies: \
-         docs/model.md §6): the work done per second \
+         QEMU runs the vCPUs in turns, so a cross-CPU wakeup waits for its target's \
+         turn, the busy vCPUs share one CPU's speed and a task is charged while its \
+         vCPU stands still; the twin takes the same turns: docs/model.md §6): the \
+         work done per second \
          (messages, requests), the kernel's median over {seeds} seeds and its spread (max \
          minus min), against the twin's median over the same seeds (the kernel's \
          read-back settings and guest costs, as in the rows above). Context switches per \

@@ -268,6 +268,10 @@ pub struct SimConfig {
     /// Events after which a run stops with a partial result; `None`:
     /// the cost model's default (`Cost::default_budget`).
     pub max_events: Option<u64>,
+    /// The QEMU guest a kernel run's twin copies: its vCPUs take turns
+    /// on one host thread (`machine::turns`). Off: real CPUs, all
+    /// running at once.
+    pub vcpu_turns: bool,
 }
 
 impl Default for SimConfig {
@@ -288,6 +292,7 @@ impl Default for SimConfig {
             tasks: Vec::new(),
             tick_phase_ns: None,
             max_events: None,
+            vcpu_turns: false,
         }
     }
 }

@@ -240,6 +240,8 @@ pub struct RunSpec {
     pub tasks: Vec<TaskSpec>,
     pub tick_phase_ns: Option<Nanos>,
     pub max_events: Option<u64>,
+    /// A kernel run's twin only (not in the text): QEMU's vCPU turns.
+    pub vcpu_turns: bool,
 }
 
 impl Default for RunSpec {
@@ -257,6 +259,7 @@ impl Default for RunSpec {
             tasks: c.tasks,
             tick_phase_ns: c.tick_phase_ns,
             max_events: c.max_events,
+            vcpu_turns: c.vcpu_turns,
         }
     }
 }
@@ -679,6 +682,7 @@ impl Scenario {
             tasks: r.tasks.clone(),
             tick_phase_ns: r.tick_phase_ns,
             max_events: r.max_events,
+            vcpu_turns: r.vcpu_turns,
         }
     }
 

@@ -119,6 +119,7 @@ impl Sim {
         let t = &mut self.threads[tid];
         t.wake_stamp = Some(next);
         let at = next.max(now) + t.slack;
+        t.timer_at = Some(at);
         self.q.schedule(at, Ev::Timer { tid });
     }
 

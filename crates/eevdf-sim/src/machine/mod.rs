@@ -39,6 +39,7 @@ mod pipes;
 mod preempt;
 mod spawn;
 mod switch;
+mod turns;
 mod views;
 
 use preempt::Preemption;
@@ -76,6 +77,11 @@ enum Ev {
     /// A thread's timer fires (before the wake cost).
     Timer {
         tid: Tid,
+    },
+    /// A vCPU's turn ends at its deadline (`turns`; stale if `gen`
+    /// differs).
+    Turn {
+        gen: u64,
     },
 }
 
@@ -130,6 +136,8 @@ struct Thread {
     recent_used_cpu: Option<u32>,
     /// The next run pays the migration cost.
     migrated: bool,
+    /// When its sleep's timer fires, if it sleeps on one.
+    timer_at: Option<Nanos>,
     /// Wakeup work this thread owes its CPU before its workload goes on:
     /// `try_to_wake_up()` runs in the waker's context (see `owe_wakes`).
     owed: Nanos,
@@ -155,8 +163,11 @@ struct Cpu {
     capacity: u64,
     gen: u64,
     hrtick_gen: u64,
-    /// An HRTICK is armed and has not fired (`hrtick_active`).
+    /// An HRTICK is armed and has not fired (`hrtick_active`), and when.
     hrtick_pending: bool,
+    hrtick_at: Nanos,
+    /// This CPU's next tick.
+    next_tick: Nanos,
     /// Where the switch being made takes the CPU from a running task.
     preemption: Preemption,
     busy_since: Option<Nanos>,
@@ -227,6 +238,8 @@ pub struct Sim {
     woken: Vec<Tid>,
     /// Pipes whose mutex a preempted thread holds.
     mutexes_held: u32,
+    /// QEMU's vCPU turns (`turns`), for a kernel run's twin.
+    turns: turns::Turns,
     events: u64,
     /// Events after which the run stops (`max_events`, or the cost
     /// model's default), and where it stopped if it did.
@@ -306,6 +319,8 @@ impl Sim {
                     gen: 0,
                     hrtick_gen: 0,
                     hrtick_pending: false,
+                    hrtick_at: FOREVER,
+                    next_tick: phase,
                     preemption: Preemption::ToUser,
                     busy_since: None,
                     busy_ns: 0,
@@ -349,6 +364,7 @@ impl Sim {
             pipes: Vec::new(),
             woken: Vec::new(),
             mutexes_held: 0,
+            turns: turns::Turns::new(nr as usize),
             events: 0,
             budget,
             stopped_at: None,
@@ -359,6 +375,7 @@ impl Sim {
         };
         sim.spawn_threads(&mut rng);
         sim.init_balance();
+        sim.init_turns();
         Ok(sim)
     }
 
@@ -470,6 +487,7 @@ impl Sim {
             Ev::Tick(c) => {
                 let tick = self.cpus[c as usize].rq.config.tick_nsec;
                 self.q.schedule(now + tick, Ev::Tick(c));
+                self.cpus[c as usize].next_tick = now + tick;
                 if self.cpus[c as usize].curr.is_none() {
                     return; // NO_HZ idle: nothing to do.
                 }
@@ -545,6 +563,7 @@ impl Sim {
                 self.honour_resched(cpu, now);
             }
             Ev::Timer { tid } => {
+                self.threads[tid].timer_at = None;
                 let wake = self.cfg.costs.wake_ns;
                 self.steal_time(self.threads[tid].cpu, now, wake);
                 self.q.schedule(
@@ -565,6 +584,7 @@ impl Sim {
                 waker,
             } => self.wake(tid, sync, from_task, waker, now),
             Ev::Balance(c) => self.periodic_balance(c, now),
+            Ev::Turn { gen } => self.turn(gen, now),
         }
     }
 
@@ -635,6 +655,8 @@ impl Sim {
         let eid = t.eid;
         self.pelt_cpu(cpu, now);
         let c = &mut self.cpus[cpu as usize];
+        let target_idle = c.curr.is_none();
+        let had_full = c.rq.resched == Some(Resched::Full);
         c.rq.set_clock(now);
         c.rq.enqueue_task(eid, EnqueueFlags::WAKEUP);
         self.update_group_share(cpu, tid, now);
@@ -649,8 +671,14 @@ impl Sim {
         if self.observers.wants(Interest::WAKEUP_PREEMPT) {
             self.emit_wakeup_preempt(cpu, tid, decision, now);
         }
+        // An idle target gets an IPI (a halted vCPU does not poll), a
+        // busy one when the wakeup asks for a full reschedule.
+        let full_now = !had_full && self.cpus[cpu as usize].rq.resched == Some(Resched::Full);
         self.hrtick_update(cpu, now);
         self.honour_resched(cpu, now);
+        if let Some(w) = waker.filter(|_| target_idle || full_now) {
+            self.ipi(w, cpu, now);
+        }
     }
 
     /// Keeps the group entity's weight at `calc_group_shares`:

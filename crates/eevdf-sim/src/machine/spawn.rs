@@ -306,12 +306,14 @@ impl Sim {
             recent_used_cpu: None,
             migrated: false,
             owed: 0,
+            timer_at: None,
             on_mutex: false,
         });
         if start < FOREVER {
             if timer_like {
-                self.q
-                    .schedule(start + self.threads[tid].slack, Ev::Timer { tid });
+                let at = start + self.threads[tid].slack;
+                self.threads[tid].timer_at = Some(at);
+                self.q.schedule(at, Ev::Timer { tid });
             } else {
                 self.q.schedule(
                     start,

@@ -38,6 +38,7 @@ impl Sim {
         if let Some(delay) = c.rq.hrtick_start_fair() {
             c.hrtick_gen += 1;
             c.hrtick_pending = true;
+            c.hrtick_at = now + delay;
             let gen = c.hrtick_gen;
             self.q.schedule(now + delay, Ev::HrTick { cpu, gen });
         }
@@ -60,6 +61,35 @@ impl Sim {
             c.burst_end = c.burst_end.max(now).saturating_add(ns);
             let gen = c.gen;
             self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+        }
+    }
+
+    /// Gives back `ns` of a standstill `steal_time` charged ahead that
+    /// will not happen (a vCPU turn ended early): the work resumes, and
+    /// a reschedule waits, that much less.
+    pub(super) fn unsteal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        if c.curr.is_none() {
+            return;
+        }
+        let back = |t: Nanos| {
+            if t > now {
+                t.saturating_sub(ns).max(now)
+            } else {
+                t
+            }
+        };
+        c.run_start = back(c.run_start);
+        c.wakes_end = back(c.wakes_end);
+        if c.burst_end < FOREVER && c.burst_end > now {
+            c.burst_end = back(c.burst_end);
+            let gen = c.gen;
+            // The later BurstEnd is stale by then: the burst's end moves
+            // the generation on.
+            self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+        }
+        if self.cpus[cpu as usize].rq.resched.is_some() {
+            self.honour_resched(cpu, now);
         }
     }
 
@@ -142,6 +172,7 @@ impl Sim {
                 self.cpus[cpu as usize].switches += 1;
             }
             self.hrtick_schedule(cpu, now, false);
+            self.halt(cpu, now);
             return;
         };
         let switched = prev != Some(tid);
@@ -198,6 +229,9 @@ impl Sim {
             self.q.schedule(end, Ev::BurstEnd { cpu, gen });
         }
         self.hrtick_schedule(cpu, now, switched);
+        if prev.is_none() {
+            self.wait_for_turn(cpu, now);
+        }
     }
 
     /// `Switch` (when what runs changed) and the `Pick` behind it;

@@ -1,0 +1,160 @@
+//! QEMU's vCPU turns, for a kernel run's twin (`SimConfig::vcpu_turns`).
+//!
+//! Under `-icount` with `-accel tcg,thread=single`, one host thread runs
+//! the vCPUs one after another (QEMU 7.2's `rr_cpu_thread_fn`). While one
+//! executes, the others stand still, yet the virtual clock counts every
+//! vCPU's instructions and moves for them too. So a busy vCPU's task is
+//! charged (`update_curr()`) for the stretches its vCPU stood still, its
+//! work ends later, and a reschedule raised for it waits for its turn.
+//!
+//! A turn goes to the next busy vCPU in CPU order and lasts until the
+//! nearest timer deadline (`icount_get_limit`: here a busy CPU's tick or
+//! HRTICK, or a sleeping thread's timer), at least `MIN_TURN_NS`. It
+//! ends early when its vCPU halts (goes idle) or raises an interrupt for
+//! another one (an IPI: a wakeup of an idle CPU, or a full reschedule of
+//! a remote one), as QEMU's kick ends the running vCPU's execution. The
+//! other busy vCPUs stand still meanwhile, the way an interrupt stands a
+//! task still (`steal_time`); what an early end leaves of that is given
+//! back (`unsteal_time`). An idle vCPU that turns busy waits for the turn.
+
+use super::{Ev, Sim};
+use crate::config::Nanos;
+
+/// `TCG_KICK_PERIOD`: QEMU's round-robin kick timer, the deadline when
+/// no other timer is nearer.
+const KICK_PERIOD_NS: Nanos = 100_000_000;
+
+/// The shortest turn. QEMU lets a deadline that is due now give a vCPU
+/// no instructions at all; the model gives it a microsecond, so that
+/// deadlines a few nanoseconds apart do not make a storm of turns.
+const MIN_TURN_NS: Nanos = 1_000;
+
+impl Sim {
+    fn turns_on(&self) -> bool {
+        self.cfg.vcpu_turns && self.cpus.len() > 1
+    }
+
+    /// Starts the turns, if the twin models them.
+    pub(super) fn init_turns(&mut self) {
+        if self.turns_on() {
+            self.q.schedule(0, Ev::Turn { gen: 0 });
+        }
+    }
+
+    /// The nearest timer deadline after `now` that QEMU sees.
+    fn next_deadline(&self, now: Nanos) -> Nanos {
+        let cpus = self.cpus.iter().filter(|c| c.curr.is_some()).flat_map(|c| {
+            let hrtick = if c.hrtick_pending {
+                c.hrtick_at
+            } else {
+                Nanos::MAX
+            };
+            [c.next_tick, hrtick]
+        });
+        let timers = self.threads.iter().filter_map(|t| t.timer_at);
+        cpus.chain(timers)
+            .filter(|&d| d > now)
+            .fold(now + KICK_PERIOD_NS, Nanos::min)
+    }
+
+    /// A turn (stale if a kick started another): the next busy CPU runs,
+    /// the other busy ones stand still until its end.
+    pub(super) fn turn(&mut self, gen: u64, now: Nanos) {
+        if gen != self.turns.gen {
+            return;
+        }
+        self.turns.gen += 1;
+        let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
+        let nr = self.cpus.len() as u32;
+        let after = self.turns.holder.map_or(0, |h| h + 1);
+        let holder = (0..nr)
+            .map(|i| (after + i) % nr)
+            .find(|&c| self.cpus[c as usize].curr.is_some());
+        self.turns.holder = holder;
+        self.turns.end = now + len;
+        for cpu in 0..nr {
+            if Some(cpu) != holder && self.cpus[cpu as usize].curr.is_some() {
+                self.freeze(cpu, now, len);
+            }
+        }
+        debug_assert!(
+            (0..nr).all(|c| Some(c) == holder
+                || self.cpus[c as usize].curr.is_none()
+                || self.turns.frozen_until[c as usize] == self.turns.end),
+            "a busy vCPU runs out of turn"
+        );
+        let gen = self.turns.gen;
+        self.q.schedule(now + len, Ev::Turn { gen });
+    }
+
+    fn freeze(&mut self, cpu: u32, now: Nanos, len: Nanos) {
+        self.steal_time(cpu, now, len);
+        self.turns.frozen_until[cpu as usize] = now + len;
+    }
+
+    /// A vCPU that leaves idle within another's turn waits for its end;
+    /// when all were idle, the turn is its own.
+    pub(super) fn wait_for_turn(&mut self, cpu: u32, now: Nanos) {
+        if !self.turns_on() || self.turns.end <= now {
+            return;
+        }
+        match self.turns.holder {
+            None => self.turns.holder = Some(cpu),
+            Some(h) if h != cpu => self.freeze(cpu, now, self.turns.end - now),
+            Some(_) => {}
+        }
+    }
+
+    /// `cpu` goes idle: if it held the turn, the turn ends.
+    pub(super) fn halt(&mut self, cpu: u32, now: Nanos) {
+        self.turns.frozen_until[cpu as usize] = 0;
+        if self.turns.holder == Some(cpu) {
+            self.kick(now);
+        }
+    }
+
+    /// An interrupt raised for `target` by `from` (an IPI) ends the turn
+    /// of `from`, the vCPU that runs.
+    pub(super) fn ipi(&mut self, from: u32, target: u32, now: Nanos) {
+        if from != target && self.turns.holder == Some(from) {
+            self.kick(now);
+        }
+    }
+
+    /// The turn ends now (its vCPU halted or sent an IPI): the others
+    /// get back the standstill they had not served, and the next turn
+    /// starts.
+    pub(super) fn kick(&mut self, now: Nanos) {
+        if !self.turns_on() || self.turns.end <= now {
+            return;
+        }
+        for cpu in 0..self.cpus.len() {
+            let until = std::mem::take(&mut self.turns.frozen_until[cpu]);
+            if until > now {
+                self.unsteal_time(cpu as u32, now, until - now);
+            }
+        }
+        self.turn(self.turns.gen, now);
+    }
+}
+
+/// Where the turns stand.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Turns {
+    /// The vCPU whose turn it is, and when the turn ends.
+    holder: Option<u32>,
+    end: Nanos,
+    /// Bumped by every turn: a `Turn` event of an older one is stale.
+    gen: u64,
+    /// Per CPU: until when it stands still.
+    frozen_until: Vec<Nanos>,
+}
+
+impl Turns {
+    pub(super) fn new(cpus: usize) -> Turns {
+        Turns {
+            frozen_until: vec![0; cpus],
+            ..Turns::default()
+        }
+    }
+}

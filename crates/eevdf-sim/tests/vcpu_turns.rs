@@ -1,0 +1,106 @@
+//! QEMU's vCPU turns (`SimConfig::vcpu_turns`, docs/model.md §6): the
+//! twin of a multi-CPU kernel run. Busy vCPUs share one CPU's speed, and
+//! a vCPU that is busy alone runs as on real hardware.
+
+use eevdf_core::{FeatureSet, Profile};
+use eevdf_sim::{simulate, Costs, SimConfig, SimResult, TaskSpec, Workload};
+
+const MS: u64 = 1_000_000;
+
+fn cfg(cpus: u32, turns: bool, task: TaskSpec) -> SimConfig {
+    let fs = FeatureSet::new(Profile::V7_1);
+    SimConfig {
+        nr_cpus: cpus,
+        features: fs.features,
+        profile: fs.profile,
+        duration_ns: 500 * MS,
+        costs: Costs::default(),
+        tasks: vec![task],
+        vcpu_turns: turns,
+        ..SimConfig::default()
+    }
+}
+
+fn hackbench(groups: u32) -> TaskSpec {
+    TaskSpec::new(
+        "hb",
+        Workload::Hackbench {
+            groups,
+            fds: 10,
+            pipe: true,
+            threads: true,
+            loops: 0,
+            send_ns: 2_000,
+            recv_ns: 2_000,
+            pipe_msgs: 655,
+        },
+    )
+}
+
+fn messages(r: &SimResult) -> u64 {
+    r.hackbench.iter().map(|h| h.messages).sum()
+}
+
+#[test]
+fn busy_vcpus_share_one_cpus_speed() {
+    let one = messages(&simulate(cfg(1, false, hackbench(4))));
+    let free = messages(&simulate(cfg(4, false, hackbench(4))));
+    let turns = messages(&simulate(cfg(4, true, hackbench(4))));
+    assert!(free > 3 * one, "four real CPUs: {free} against one's {one}");
+    // One CPU's work at most, give or take what a turn's edges leak; the
+    // switches the standstills add cost some of it (0.63 here).
+    assert!(
+        turns * 2 > one && turns * 10 < one * 12,
+        "four vCPUs in turns do about one CPU's work: {turns} against {one}"
+    );
+}
+
+#[test]
+fn a_vcpu_busy_alone_runs_as_on_real_cpus() {
+    let ct = TaskSpec::new(
+        "ct",
+        Workload::Timer {
+            period_ns: MS,
+            run_ns: 20_000,
+        },
+    );
+    let free = simulate(cfg(4, false, ct.clone()));
+    let turns = simulate(cfg(4, true, ct));
+    let (f, t) = (&free.by_name[0], &turns.by_name[0]);
+    assert!(f.latency.samples > 400);
+    assert_eq!(
+        (f.cpu_ns, f.latency.samples, f.latency.p99, f.latency.max),
+        (t.cpu_ns, t.latency.samples, t.latency.p99, t.latency.max)
+    );
+}
+
+#[test]
+fn a_vcpu_out_of_turn_stands_still_but_is_charged() {
+    // Four tasks that run 200 us and sleep 200 us, one per vCPU: in turns
+    // their work goes slower, yet each run is charged its standstills, as
+    // a guest's update_curr() charges the task on a vCPU that stood still.
+    let periodic = |turns| {
+        let mut t = TaskSpec::new(
+            "p",
+            Workload::Periodic {
+                run_ns: 200_000,
+                sleep_ns: 200_000,
+                period_ns: None,
+            },
+        );
+        t.count = 4;
+        let r = simulate(cfg(4, turns, t));
+        let n = &r.by_name[0];
+        (n.latency.samples, n.cpu_ns / n.latency.samples.max(1))
+    };
+    let (runs_free, charged_free) = periodic(false);
+    let (runs_turns, charged_turns) = periodic(true);
+    assert!(
+        runs_turns * 10 < runs_free * 7,
+        "{runs_turns} runs against {runs_free}"
+    );
+    assert!(
+        charged_turns * 10 > charged_free * 15,
+        "{charged_turns} ns a run against {charged_free}"
+    );
+}
