@@ -18,7 +18,9 @@
 //! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`;
 //! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
 //! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
-//! edits, to ask which rule or cost a difference hangs on.
+//! edits, to ask which rule or cost a difference hangs on;
+//! `TWIN_REAL_CPUS=1` runs a multi-CPU twin without QEMU's vCPU turns,
+//! as real CPUs would.
 
 use std::process::ExitCode;
 
@@ -47,6 +49,9 @@ fn run(args: &[String]) -> Result<String, String> {
         for kv in edits.split_whitespace() {
             sc.set(kv).map_err(|e| format!("TWIN_SET {kv}: {e}"))?;
         }
+    }
+    if std::env::var_os("TWIN_REAL_CPUS").is_some() {
+        sc.sim.vcpu_turns = false;
     }
     if std::env::var_os("TWIN_TEXT").is_some() {
         eprintln!("{}", sc.to_text());
