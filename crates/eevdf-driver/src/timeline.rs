@@ -113,7 +113,7 @@ impl Rolling {
                 }
                 self.open[cpu as usize] = next.map(|n| (ts, d(n)));
             }
-            TraceEvent::Wakeup { ts, cpu, task } => self.marks.push(Mark {
+            TraceEvent::Wakeup { ts, cpu, task, .. } => self.marks.push(Mark {
                 cpu,
                 ts,
                 kind: MarkKind::Wakeup,

@@ -82,10 +82,10 @@ pub fn to_ftrace(t: &Trace) -> String {
                     ),
                 )
             }
-            TraceEvent::Wakeup { cpu, task, .. } => {
+            TraceEvent::Wakeup { cpu, task, on, .. } => {
                 let k = &t.tasks[task];
                 (
-                    cpu,
+                    on,
                     format!(
                         "sched_wakeup: comm={} pid={} prio={} target_cpu={cpu:03}",
                         k.comm, k.pid, k.prio

@@ -55,8 +55,17 @@ pub enum SimEvent {
         task: Tid,
         target_cpu: u32,
     },
-    /// At enqueue on the target CPU (`sched_wakeup`).
-    Wakeup { ts: Nanos, cpu: u32, task: Tid },
+    /// At enqueue on the target CPU `cpu` (`sched_wakeup`), in the
+    /// context of CPU `on`: the waker's when it queues the task itself
+    /// (its own CPU, a busy one sharing its LLC, a delayed task's), the
+    /// target's when the target does (the wakelist's IPI to an idle CPU
+    /// or one beyond the LLC: `ttwu_queue_cond()`).
+    Wakeup {
+        ts: Nanos,
+        cpu: u32,
+        task: Tid,
+        on: u32,
+    },
     /// `wakeup_preempt` ran for `task` against `curr` (fair tasks only;
     /// `curr` is `None` when the CPU was idle).
     WakeupPreempt {

@@ -53,8 +53,14 @@ pub enum TraceEvent {
         task: usize,
         target_cpu: u32,
     },
-    /// At enqueue on the target CPU.
-    Wakeup { ts: Nanos, cpu: u32, task: usize },
+    /// At enqueue on the target CPU `cpu`, logged by CPU `on`
+    /// ([`SimEvent::Wakeup`]).
+    Wakeup {
+        ts: Nanos,
+        cpu: u32,
+        task: usize,
+        on: u32,
+    },
     Migrate {
         ts: Nanos,
         cpu: u32,
@@ -143,7 +149,7 @@ impl Observer for TraceRecorder {
                 task,
                 target_cpu,
             },
-            SimEvent::Wakeup { ts, cpu, task } => TraceEvent::Wakeup { ts, cpu, task },
+            SimEvent::Wakeup { ts, cpu, task, on } => TraceEvent::Wakeup { ts, cpu, task, on },
             SimEvent::Migrate {
                 ts,
                 cpu,

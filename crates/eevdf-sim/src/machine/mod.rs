@@ -632,16 +632,19 @@ impl Sim {
         }
         if self.observers.wants(Interest::WAKEUP) {
             let cost = self.cfg.costs.wake_ns;
+            let src = waker.unwrap_or(prev);
             self.observers.emit(SimEvent::Waking {
                 ts: now.saturating_sub(cost),
-                cpu: waker.unwrap_or(prev),
+                cpu: src,
                 task: tid,
                 target_cpu: cpu,
             });
+            let on = self.wakeup_logged_on(src, cpu, delayed);
             self.observers.emit(SimEvent::Wakeup {
                 ts: now,
                 cpu,
                 task: tid,
+                on,
             });
         }
         self.pelt_thread(tid, now);
@@ -678,6 +681,21 @@ impl Sim {
         self.honour_resched(cpu, now);
         if let Some(w) = waker.filter(|_| target_idle || full_now) {
             self.ipi(w, cpu, now);
+        }
+    }
+
+    /// The CPU whose context enqueues a wakee on `cpu` for a waker on
+    /// `src` (`try_to_wake_up()`, 7.2.13 and 6.12.95): the waker itself,
+    /// unless `ttwu_queue_cond()` hands the task to the target's wakelist
+    /// (an idle target, or one beyond the waker's LLC). A delayed task is
+    /// requeued by the waker (`ttwu_runnable()`).
+    fn wakeup_logged_on(&self, src: u32, cpu: u32, delayed: bool) -> u32 {
+        let wakelist = self.cpus[cpu as usize].curr.is_none()
+            || self.topo.llc_id(src) != self.topo.llc_id(cpu);
+        if delayed || src == cpu || !wakelist {
+            src
+        } else {
+            cpu
         }
     }
 
