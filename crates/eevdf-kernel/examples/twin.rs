@@ -15,7 +15,8 @@
 //! `twin tests/kernel-ref/hackbench-smp4.jsonl 20 /tmp/twin`. The twin's
 //! text may not print within 72 columns (guest costs lengthen the task
 //! line), which is why this runs it directly;
-//! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`;
+//! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`
+//! (the text has no vCPU turns: a multi-CPU rerun runs on real CPUs);
 //! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
 //! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
 //! edits, to ask which rule or cost a difference hangs on;

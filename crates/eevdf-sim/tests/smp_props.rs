@@ -72,6 +72,7 @@ proptest! {
         ]), 0..3),
         preempt in prop::sample::select(PreemptModel::ALL.to_vec()),
         seed in any::<u64>(),
+        vcpu_turns in any::<bool>(),
     ) {
         let mut fs = FeatureSet::new(Profile::V7_1);
         for t in tokens { fs.apply(t).unwrap(); }
@@ -92,6 +93,7 @@ proptest! {
             seed,
             duration_ns: 300_000_000,
             tasks,
+            vcpu_turns,
             ..SimConfig::default()
         };
         let mut sim = Sim::new(cfg);

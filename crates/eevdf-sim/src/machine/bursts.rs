@@ -121,6 +121,7 @@ impl Sim {
         let at = next.max(now) + t.slack;
         t.timer_at = Some(at);
         self.q.schedule(at, Ev::Timer { tid });
+        self.timer_armed(at, now);
     }
 
     /// A schbench message thread asks worker `w` for a request if it is

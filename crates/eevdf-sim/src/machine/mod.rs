@@ -83,6 +83,14 @@ enum Ev {
     Turn {
         gen: u64,
     },
+    /// A timer armed within the turn `gen` ends it sooner.
+    TurnCut {
+        gen: u64,
+    },
+    /// A vCPU's standstill ends: a pending reschedule is decided anew.
+    Thaw {
+        cpu: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -529,6 +537,10 @@ impl Sim {
                 gen,
                 in_kernel,
             } => {
+                if let Some(until) = self.standing_still(cpu, now) {
+                    self.q.schedule(until, Ev::Thaw { cpu });
+                    return;
+                }
                 let waking = self.wakeup_work_left(cpu, now);
                 if waking > 0 {
                     // An interrupt pushed the wakeups' end later.
@@ -575,7 +587,11 @@ impl Sim {
                         waker: None,
                     },
                 );
-                self.threads[tid].state = State::Waking;
+                // A thread still on its way to sleep (its wakeups, a vCPU
+                // standstill) is woken where it runs (`ttwu_runnable`).
+                if self.threads[tid].state == State::Sleeping {
+                    self.threads[tid].state = State::Waking;
+                }
             }
             Ev::Wake {
                 tid,
@@ -585,18 +601,33 @@ impl Sim {
             } => self.wake(tid, sync, from_task, waker, now),
             Ev::Balance(c) => self.periodic_balance(c, now),
             Ev::Turn { gen } => self.turn(gen, now),
+            Ev::TurnCut { gen } => self.cut_turn(gen, now),
+            Ev::Thaw { cpu } => self.honour_resched(cpu, now),
         }
     }
 
     fn wake(&mut self, tid: Tid, sync: bool, from_task: bool, waker: Option<u32>, now: Nanos) {
+        if let Some(until) = waker.and_then(|w| self.standing_still(w, now)) {
+            // The waker's vCPU stands still: its wakeup waits with it.
+            let ev = Ev::Wake {
+                tid,
+                sync,
+                from_task,
+                waker,
+            };
+            self.q.schedule(until, ev);
+            return;
+        }
         let t = &self.threads[tid];
         if matches!(t.state, State::Runnable | State::Running) {
             return; // already awake: the wakeup is absorbed
         }
         if t.state == State::Blocking {
             // ttwu_runnable: still queued and running, so it just goes on
-            // (its next burst is planned when its wakeup work ends).
+            // (its next burst is planned when its wakeup work ends), and
+            // its timer, if that woke it, waited for nothing.
             self.threads[tid].state = State::Running;
+            self.threads[tid].wake_stamp = None;
             return;
         }
         // A thread's start is a wakeup, not a fork: as in a kernel run

@@ -23,6 +23,11 @@ impl Sim {
         if self.threads[tid].state == State::Blocking {
             return; // it is about to sleep: that pick honours the request
         }
+        if let Some(until) = self.standing_still(cpu, now) {
+            // Where it stands is decided when it moves on.
+            self.q.schedule(until, Ev::Thaw { cpu });
+            return;
+        }
         // `try_to_wake_up()` holds `p->pi_lock` with interrupts off: no
         // model preempts a waker inside it, and its syscall returns to
         // user right after (the write that woke a reader).

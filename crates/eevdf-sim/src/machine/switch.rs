@@ -41,6 +41,7 @@ impl Sim {
             c.hrtick_at = now + delay;
             let gen = c.hrtick_gen;
             self.q.schedule(now + delay, Ev::HrTick { cpu, gen });
+            self.timer_armed(now + delay, now);
         }
     }
 
