@@ -39,6 +39,12 @@ mod pipes;
 mod preempt;
 mod spawn;
 mod switch;
+// The page (wasm32) never runs a kernel run's twin, and has a size
+// budget: it builds the turns as no-ops.
+#[cfg(not(target_arch = "wasm32"))]
+mod turns;
+#[cfg(target_arch = "wasm32")]
+#[path = "turns_off.rs"]
 mod turns;
 mod views;
 
@@ -80,10 +86,12 @@ enum Ev {
     },
     /// A vCPU's turn ends at its deadline (`turns`; stale if `gen`
     /// differs).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Turn {
         gen: u64,
     },
     /// A timer armed within the turn `gen` ends it sooner.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     TurnCut {
         gen: u64,
     },
@@ -145,6 +153,7 @@ struct Thread {
     /// The next run pays the migration cost.
     migrated: bool,
     /// When its sleep's timer fires, if it sleeps on one.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     timer_at: Option<Nanos>,
     /// Wakeup work this thread owes its CPU before its workload goes on:
     /// `try_to_wake_up()` runs in the waker's context (see `owe_wakes`).
@@ -173,8 +182,10 @@ struct Cpu {
     hrtick_gen: u64,
     /// An HRTICK is armed and has not fired (`hrtick_active`), and when.
     hrtick_pending: bool,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     hrtick_at: Nanos,
     /// This CPU's next tick.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     next_tick: Nanos,
     /// Where the switch being made takes the CPU from a running task.
     preemption: Preemption,
@@ -247,6 +258,7 @@ pub struct Sim {
     /// Pipes whose mutex a preempted thread holds.
     mutexes_held: u32,
     /// QEMU's vCPU turns (`turns`), for a kernel run's twin.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     turns: turns::Turns,
     events: u64,
     /// Events after which the run stops (`max_events`, or the cost

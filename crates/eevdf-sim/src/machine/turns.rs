@@ -20,7 +20,7 @@
 //! standstill is given back (`unsteal_time`). An idle vCPU that turns
 //! busy waits for the turn.
 
-use super::{Ev, Sim};
+use super::{Ev, Sim, FOREVER};
 use crate::config::Nanos;
 
 /// `TCG_KICK_PERIOD`: QEMU's round-robin kick timer, the deadline when
@@ -166,6 +166,35 @@ impl Sim {
             }
         }
         self.turn(self.turns.gen, now);
+    }
+
+    /// Gives back `ns` of a standstill `steal_time` charged ahead that
+    /// will not happen (a vCPU turn ended early): the work resumes, and
+    /// a reschedule waits, that much less.
+    pub(super) fn unsteal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        if c.curr.is_none() {
+            return;
+        }
+        let back = |t: Nanos| {
+            if t > now {
+                t.saturating_sub(ns).max(now)
+            } else {
+                t
+            }
+        };
+        c.run_start = back(c.run_start);
+        c.wakes_end = back(c.wakes_end);
+        if c.burst_end < FOREVER && c.burst_end > now {
+            c.burst_end = back(c.burst_end);
+            let gen = c.gen;
+            // The later BurstEnd is stale by then: the burst's end moves
+            // the generation on.
+            self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+        }
+        if self.cpus[cpu as usize].rq.resched.is_some() {
+            self.honour_resched(cpu, now);
+        }
     }
 }
 

@@ -1,0 +1,43 @@
+//! QEMU's vCPU turns left out (`turns.rs`): the page's build (wasm32)
+//! runs scenarios, never a kernel run's twin, so `SimConfig::vcpu_turns`
+//! is ignored there and each hook is a no-op.
+
+use super::Sim;
+use crate::config::Nanos;
+
+impl Sim {
+    #[inline(always)]
+    pub(super) fn init_turns(&mut self) {}
+
+    #[inline(always)]
+    pub(super) fn turn(&mut self, _gen: u64, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn cut_turn(&mut self, _gen: u64, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn wait_for_turn(&mut self, _cpu: u32, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn standing_still(&self, _cpu: u32, _now: Nanos) -> Option<Nanos> {
+        None
+    }
+
+    #[inline(always)]
+    pub(super) fn timer_armed(&mut self, _at: Nanos, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn halt(&mut self, _cpu: u32, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn ipi(&mut self, _from: u32, _target: u32, _now: Nanos) {}
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Turns;
+
+impl Turns {
+    pub(super) fn new(_cpus: usize) -> Turns {
+        Turns
+    }
+}
