@@ -119,7 +119,12 @@ impl Sim {
         let t = &mut self.threads[tid];
         t.wake_stamp = Some(next);
         let at = next.max(now) + t.slack;
-        t.timer_at = Some(at);
+        self.arm_timer(tid, at, now);
+    }
+
+    /// Arms `tid`'s timer to fire at `at`.
+    pub(super) fn arm_timer(&mut self, tid: Tid, at: Nanos, now: Nanos) {
+        self.threads[tid].timer_at = Some(at);
         self.q.schedule(at, Ev::Timer { tid });
         self.timer_armed(at, now);
     }

@@ -96,6 +96,7 @@ enum Ev {
         gen: u64,
     },
     /// A vCPU's standstill ends: a pending reschedule is decided anew.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Thaw {
         cpu: u32,
     },
@@ -549,8 +550,7 @@ impl Sim {
                 gen,
                 in_kernel,
             } => {
-                if let Some(until) = self.standing_still(cpu, now) {
-                    self.q.schedule(until, Ev::Thaw { cpu });
+                if self.decide_at_thaw(cpu, now) {
                     return;
                 }
                 let waking = self.wakeup_work_left(cpu, now);

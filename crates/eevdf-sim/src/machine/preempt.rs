@@ -23,9 +23,7 @@ impl Sim {
         if self.threads[tid].state == State::Blocking {
             return; // it is about to sleep: that pick honours the request
         }
-        if let Some(until) = self.standing_still(cpu, now) {
-            // Where it stands is decided when it moves on.
-            self.q.schedule(until, Ev::Thaw { cpu });
+        if self.decide_at_thaw(cpu, now) {
             return;
         }
         // `try_to_wake_up()` holds `p->pi_lock` with interrupts off: no

@@ -312,8 +312,7 @@ impl Sim {
         if start < FOREVER {
             if timer_like {
                 let at = start + self.threads[tid].slack;
-                self.threads[tid].timer_at = Some(at);
-                self.q.schedule(at, Ev::Timer { tid });
+                self.arm_timer(tid, at, 0);
             } else {
                 self.q.schedule(
                     start,

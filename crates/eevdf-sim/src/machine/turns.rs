@@ -109,6 +109,16 @@ impl Sim {
         }
     }
 
+    /// A reschedule of a vCPU that stands still is decided when it moves
+    /// on; true if `cpu` does.
+    pub(super) fn decide_at_thaw(&mut self, cpu: u32, now: Nanos) -> bool {
+        let until = self.standing_still(cpu, now);
+        if let Some(until) = until {
+            self.q.schedule(until, Ev::Thaw { cpu });
+        }
+        until.is_some()
+    }
+
     /// Until when `cpu` stands still, if it does at `now`.
     pub(super) fn standing_still(&self, cpu: u32, now: Nanos) -> Option<Nanos> {
         let until = self.turns.frozen_until[cpu as usize];

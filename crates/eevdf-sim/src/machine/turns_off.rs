@@ -24,6 +24,11 @@ impl Sim {
     }
 
     #[inline(always)]
+    pub(super) fn decide_at_thaw(&mut self, _cpu: u32, _now: Nanos) -> bool {
+        false
+    }
+
+    #[inline(always)]
     pub(super) fn timer_armed(&mut self, _at: Nanos, _now: Nanos) {}
 
     #[inline(always)]
