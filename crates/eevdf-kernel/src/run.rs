@@ -405,8 +405,9 @@ mod tests {
             )
             .unwrap()
         };
-        assert!(twin(text).sim.vcpu_turns);
-        assert!(twin(text).sim_config().vcpu_turns, "reaches the simulator");
+        let smp4 = twin(text);
+        assert!(smp4.sim.vcpu_turns);
+        assert!(smp4.sim_config().vcpu_turns, "reaches the simulator");
         assert!(!twin(&text.replace("smp4", "up")).sim.vcpu_turns);
         assert!(
             !sc(text).sim.vcpu_turns,

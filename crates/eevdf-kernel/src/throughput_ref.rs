@@ -258,8 +258,7 @@ fn row_name(name: &str, sc: &Scenario, groups_varied: bool) -> String {
     }
 }
 
-/// The twin of a kernel cell, as the fidelity rows build it: the
-/// kernel's read-back settings and guest costs, CPU 0's tick phase.
+/// The twin's work and switches per second for a kernel cell.
 fn twin_rates(c: &Cell) -> Result<Rates, String> {
     let r = eevdf_sim::simulate(twin_scenario(c)?.sim_config());
     let work = r.hackbench.iter().map(|h| h.messages).sum::<u64>()
@@ -267,6 +266,8 @@ fn twin_rates(c: &Cell) -> Result<Rates, String> {
     Ok(Rates::of(work, r.totals.switches, r.sim_ns))
 }
 
+/// The twin of a kernel cell, as the fidelity rows build it: the
+/// kernel's read-back settings and guest costs, CPU 0's tick phase.
 fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
     let sc = Scenario::parse(&c.text).map_err(|e| e.to_string())?;
     let b = &c.read_back;

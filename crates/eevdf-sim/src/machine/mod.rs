@@ -733,8 +733,8 @@ impl Sim {
     /// (an idle target, or one beyond the waker's LLC). A delayed task is
     /// requeued by the waker (`ttwu_runnable()`).
     fn wakeup_logged_on(&self, src: u32, cpu: u32, delayed: bool) -> u32 {
-        let wakelist = self.cpus[cpu as usize].curr.is_none()
-            || self.topo.llc_id(src) != self.topo.llc_id(cpu);
+        let wakelist =
+            self.cpus[cpu as usize].curr.is_none() || !self.topo.cpus_share_cache(src, cpu);
         if delayed || src == cpu || !wakelist {
             src
         } else {

@@ -162,7 +162,7 @@ impl Sim {
     /// The turn ends now (its vCPU halted or sent an IPI): the others
     /// get back the standstill they had not served, and the next turn
     /// starts.
-    pub(super) fn kick(&mut self, now: Nanos) {
+    fn kick(&mut self, now: Nanos) {
         if self.turns_on() && self.turns.end > now {
             self.end_turn(now);
         }
@@ -181,7 +181,7 @@ impl Sim {
     /// Gives back `ns` of a standstill `steal_time` charged ahead that
     /// will not happen (a vCPU turn ended early): the work resumes, and
     /// a reschedule waits, that much less.
-    pub(super) fn unsteal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
+    fn unsteal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
         let c = &mut self.cpus[cpu as usize];
         if c.curr.is_none() {
             return;

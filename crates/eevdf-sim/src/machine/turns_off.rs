@@ -5,6 +5,8 @@
 use super::Sim;
 use crate::config::Nanos;
 
+// Each hook has the signature and the meaning of its namesake in
+// turns.rs, which documents them; here they do nothing.
 impl Sim {
     #[inline(always)]
     pub(super) fn init_turns(&mut self) {}
@@ -38,6 +40,7 @@ impl Sim {
     pub(super) fn ipi(&mut self, _from: u32, _target: u32, _now: Nanos) {}
 }
 
+/// The turns' state, empty: nothing to keep when no vCPU takes turns.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Turns;
 
