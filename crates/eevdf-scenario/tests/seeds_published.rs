@@ -107,7 +107,7 @@ fn parse_file(text: &str) -> Result<Vec<Entry>, String> {
         if e.preset != "-" && preset(&e.preset).is_none() {
             return Err(format!("line {}: no preset `{}`", e.line, e.preset));
         }
-        if e.reason == "-" && (e.preset == "-" || e.sim == "-") {
+        if is_simulated(&e) && (e.preset == "-" || e.sim == "-") {
             return Err(format!(
                 "line {}: simulable line without preset/sim",
                 e.line
@@ -123,18 +123,41 @@ fn num(s: &str) -> Option<f64> {
     s.replace(',', ".").parse::<f64>().ok()
 }
 
-/// Published B/A. `B` may be a percent change as the thread prints it
-/// (`-19.89%`): mmtests and Ryan's tables give "improvement" percents,
-/// so for lower-is-better metrics B/A = 1 - p/100 and for
-/// higher-is-better B/A = 1 + p/100.
+/// Whether a line is simulated: its reason is `-`, or `differs: WHY`
+/// (simulated, and WHY says why its direction differs).
+fn is_simulated(e: &Entry) -> bool {
+    e.reason == "-" || e.reason.starts_with("differs:")
+}
+
+/// A simulated line's `differs:` note: why its direction differs.
+fn differs_why(e: &Entry) -> Option<&str> {
+    e.reason.strip_prefix("differs:").map(str::trim)
+}
+
+/// A percent column as the thread prints it (`-19.89%`), as a factor
+/// against the table's base: mmtests and Ryan's tables give
+/// "improvement" percents, so 1 - p/100 when lower is better and
+/// 1 + p/100 when higher is better. `None` when `v` is not a percent.
+fn percent_factor(v: &str, better: &str) -> Option<f64> {
+    let p = num(v.strip_suffix('%')?)? / 100.0;
+    let f = if better == "lower" { 1.0 - p } else { 1.0 + p };
+    (f > 0.0).then_some(f)
+}
+
+/// Published B/A: values as printed; a percent B is B's factor against
+/// the base (A then may be `-`); with A a percent too, both are against
+/// the same base and B/A is the ratio of their factors.
 fn published_ratio(e: &Entry) -> Option<f64> {
-    if let Some(p) = e.b_val.strip_suffix('%') {
-        let p = num(p)? / 100.0;
-        return Some(if e.better == "lower" {
-            1.0 - p
-        } else {
-            1.0 + p
-        });
+    let a_pct = e.a_val.ends_with('%');
+    if e.b_val.ends_with('%') {
+        let b = percent_factor(&e.b_val, &e.better)?;
+        if !a_pct {
+            return Some(b);
+        }
+        return Some(b / percent_factor(&e.a_val, &e.better)?);
+    }
+    if a_pct {
+        return None;
     }
     let a = num(&e.a_val)?;
     let b = num(&e.b_val)?;
@@ -493,11 +516,36 @@ fn kernel_ratios(c: &Check) -> Result<Vec<(String, f64)>, String> {
 fn published_table_parses() {
     let entries = load();
     assert!(entries.len() >= 100, "{} lines", entries.len());
-    for e in entries.iter().filter(|e| e.reason == "-") {
+    for e in entries.iter().filter(|e| is_simulated(e)) {
         for ops in [&e.a_ops, &e.b_ops] {
             build(&e.preset, ops, 1).unwrap_or_else(|err| panic!("line {}: {err}", e.line));
         }
     }
+}
+
+#[test]
+fn published_ratio_reads_values_and_percents() {
+    let line = |a: &str, b: &str, better: &str| {
+        format!("t | T | m | A | {a} | B | {b} | {better} | - | - | - | - | hw: x")
+    };
+    let ratio = |a, b, better| {
+        let es = parse_file(&line(a, b, better)).map_err(|e| e.to_string())?;
+        published_ratio(&es[0]).ok_or_else(|| "no ratio".to_string())
+    };
+    let near = |r: Result<f64, String>, want: f64| (r.unwrap() - want).abs() < 1e-9;
+    assert!(near(ratio("0,863", "0,764", "lower"), 0.764 / 0.863));
+    // Ryan's improvement percents: -18.36 % is 18.36 % more seconds.
+    assert!(near(ratio("-", "-18.36%", "lower"), 1.1836));
+    assert!(near(ratio("5085.92", "0.27%", "higher"), 1.0027));
+    // Two columns against the same base: their factors' ratio.
+    assert!(near(ratio("-0.41%", "-18.36%", "lower"), 1.1836 / 1.0041));
+    assert!(near(ratio("7.63%", "-1.33%", "higher"), 0.9867 / 1.0763));
+    // A percent A needs a percent B; a factor must stay positive.
+    assert!(ratio("5%", "12", "lower").is_err());
+    assert!(ratio("-", "100%", "lower").is_err());
+    let simulated_line =
+        "t | T | m | A | 1 | B | 2 | lower | nb-v5-hackbench | hbtime:hb | - | - | differs: why";
+    assert!(is_simulated(&parse_file(simulated_line).unwrap()[0]));
 }
 
 #[test]
@@ -589,7 +637,7 @@ fn fidelity_seeds_report() {
 
     // Unique runs: (preset, edits, seed).
     let mut keys: Vec<(String, String, u64)> = Vec::new();
-    for e in entries.iter().filter(|e| e.reason == "-") {
+    for e in entries.iter().filter(|e| is_simulated(e)) {
         for ops in [&e.a_ops, &e.b_ops] {
             for s in 1..=nseeds {
                 let k = (e.preset.clone(), ops.clone(), s);
@@ -660,7 +708,7 @@ fn fidelity_seeds_report() {
         .map(|e| {
             let pub_r = published_ratio(e).unwrap();
             let mut panic = None;
-            let sim = if e.reason == "-" {
+            let sim = if is_simulated(e) {
                 match (sim_of(e, &e.a_ops), sim_of(e, &e.b_ops)) {
                     (Err(m), _) | (_, Err(m)) => {
                         panic = Some(m);
@@ -788,6 +836,19 @@ fn fidelity_seeds_report() {
         .iter()
         .filter(|r| kernels_contradict(r.pub_r, &r.kernel))
         .count();
+    let explained = big_differ
+        .iter()
+        .filter(|r| differs_why(r.e).is_some())
+        .count();
+    let unexplained = big_differ
+        .iter()
+        .filter(|r| differs_why(r.e).is_none() && !kernels_contradict(r.pub_r, &r.kernel))
+        .count();
+    let stale: Vec<usize> = simulated
+        .iter()
+        .filter(|r| agree(r) && differs_why(r.e).is_some())
+        .map(|r| r.e.line)
+        .collect();
     let _ = writeln!(
         md,
         "- Checked on real kernels (`tests/seeds/kernel.txt`; the one-CPU fidelity \
@@ -797,6 +858,18 @@ fn fidelity_seeds_report() {
         checked.len(),
         big_differ.len(),
         BIG * 100.0
+    );
+    let _ = writeln!(
+        md,
+        "- Of those {} disagreements, **{explained}** carry a reason (`differs:` in \
+         `published.txt`, shown in their direction cell) and **{unexplained}** have \
+         neither a reason nor every kernel against the thread.{}",
+        big_differ.len(),
+        if stale.is_empty() {
+            String::new()
+        } else {
+            format!(" Lines whose `differs:` reason is stale (they agree now): {stale:?}.")
+        }
     );
     let _ = writeln!(
         md,
@@ -854,10 +927,15 @@ fn fidelity_seeds_report() {
                         fmt(sb),
                         format!("{sr:.3}"),
                         format!(
-                            "{} / {}: {}{}",
+                            "{} / {}: {}{}{}",
                             arrow(dir(r.pub_r)),
                             arrow(dir(sr)),
                             if ok { "**agrees**" } else { "differs" },
+                            match (differs_why(e), ok) {
+                                (Some(why), false) => format!("<br>why: {why}"),
+                                (Some(why), true) => format!("<br>stale `differs:` reason: {why}"),
+                                (None, _) => String::new(),
+                            },
                             kernel_note(r.pub_r, &r.kernel)
                         ),
                     )
@@ -875,7 +953,7 @@ fn fidelity_seeds_report() {
             } else {
                 format!("`{}`", e.preset)
             };
-            let runs = if e.reason == "-" || e.sim != "-" {
+            let runs = if is_simulated(e) || e.sim != "-" {
                 format!(" <br>`{}`; A `{}`, B `{}`", e.sim, e.a_ops, e.b_ops)
             } else {
                 String::new()
