@@ -4,7 +4,8 @@
 //! the same image by path and check the result is the same again; then
 //! sweep it over `--kernel sim,7.2`.
 //! Ignored by a plain `cargo test`: it needs QEMU and the package archive.
-//! Nothing here compares with committed kernel numbers: the archive moves.
+//! Nothing here compares with committed kernel numbers (the archive
+//! moves), but the committed references must name the guest built here.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -84,6 +85,32 @@ fn a_kernel_run_is_well_formed_and_replays_byte_for_byte() {
     assert_eq!(t["source"]["kernel_sha256"], src["kernel_sha256"]);
 
     sweep_on_the_kernel(&scn, &first);
+}
+
+/// The committed kernel references (`tests/kernel-ref/`) were made with
+/// the guest this checkout builds: the guest's binary (its code, its
+/// dependencies and the compiler) is an input of every kernel number in
+/// docs/fidelity.md, so a change to it comes with fresh references.
+#[test]
+#[ignore = "builds the guest runner (make test-kernel)"]
+fn the_kernel_references_come_from_this_guest() {
+    let built = eevdf(&["kernel", "guest"]);
+    let guest = built
+        .split_whitespace()
+        .nth(1)
+        .expect("the guest's path and sha256");
+    assert_eq!(guest.len(), 64, "{built}");
+    let refs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/kernel-ref");
+    let stale = eevdf_kernel::ref_guests::stale_references(&refs, guest).expect("the references");
+    assert!(
+        stale.is_empty(),
+        "this checkout's guest is {}, but {} kernel reference files were made with another: {}; \
+         refresh them with `{}`",
+        &guest[..8],
+        stale.len(),
+        stale.join(", "),
+        eevdf_kernel::ref_guests::REFRESH
+    );
 }
 
 /// `eevdf sweep --kernel sim,7.2`: the kernel's cell is `kernel run`'s

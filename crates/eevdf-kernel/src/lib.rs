@@ -20,6 +20,7 @@ pub mod guest_bin;
 pub mod initramfs;
 pub mod kconfig;
 pub mod qemu;
+pub mod ref_guests;
 pub mod run;
 pub mod select;
 pub mod sweep_line;

@@ -1,0 +1,138 @@
+//! Which guest runner made each committed kernel reference. The guest is
+//! an input of every kernel run: a rebuilt guest moves bimodal seeds
+//! between regimes (docs/fidelity.md), so the references must all come
+//! from the guest this checkout builds, and a change to the guest's
+//! binary must come with fresh references.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The commands that refresh every kernel reference, in order, for
+/// messages: `fidelity` ends by rewriting docs/fidelity.md from all of
+/// them, and the seeds report shows their kernels' B/A.
+pub const REFRESH: &str = "make throughput-ref default-ref fidelity fidelity-seeds";
+
+/// Each reference file in `dir` with the guests its runs name: a fidelity
+/// row's `*.json` (`guest_sha256`) and a sweep's `*.jsonl` (each kernel
+/// cell's `result.source.guest_sha256`; simulator and skipped cells name
+/// none). Files are sorted by name, guests within a file too.
+pub fn reference_guests(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut out = BTreeMap::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let text = match path.extension().and_then(|e| e.to_str()) {
+            Some("json") | Some("jsonl") => {
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            _ => continue,
+        };
+        // A row file is one JSON document, a sweep one JSON line a cell.
+        let whole = name.ends_with(".json");
+        let docs: Vec<(String, &str)> = if whole {
+            vec![(name.to_string(), text.as_str())]
+        } else {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, l)| (format!("{name} line {}", i + 1), l))
+                .collect()
+        };
+        let mut guests = Vec::new();
+        for (at, doc) in docs {
+            let v: serde_json::Value =
+                serde_json::from_str(doc).map_err(|e| format!("{at}: {e}"))?;
+            // A row is a kernel's runs; a sweep line is a kernel cell when
+            // its result has a kernel source (simulator and skipped cells
+            // have none).
+            let source = if whole { &v } else { &v["result"]["source"] };
+            let kernel = whole || source["kind"].as_str() == Some("kernel");
+            match source["guest_sha256"].as_str() {
+                Some(g) => guests.push(g.to_string()),
+                None if kernel => return Err(format!("{at}: a kernel run without guest_sha256")),
+                None => {}
+            }
+        }
+        guests.sort();
+        guests.dedup();
+        if !guests.is_empty() {
+            out.insert(name.to_string(), guests);
+        }
+    }
+    Ok(out)
+}
+
+/// The reference files in `dir` that name a guest other than `guest`,
+/// each as `FILE (guest PREFIX, ...)`.
+pub fn stale_references(dir: &Path, guest: &str) -> Result<Vec<String>, String> {
+    let short = |g: &str| g.chars().take(8).collect::<String>();
+    Ok(reference_guests(dir)?
+        .into_iter()
+        .filter(|(_, gs)| gs.iter().any(|g| g != guest))
+        .map(|(f, gs)| {
+            let gs: Vec<String> = gs.iter().map(|g| short(g)).collect();
+            format!("{f} (guest {})", gs.join(", "))
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir_with(tag: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("eevdf-ref-guests-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn rows_and_sweep_cells_name_their_guests() {
+        let dir = dir_with(
+            "rows",
+            &[
+                (
+                    "a.default.7.2.json",
+                    r#"{"guest_sha256": "aaaa1111", "seeds": []}"#,
+                ),
+                (
+                    "b.jsonl",
+                    "{\"axes\":[],\"result\":{\"source\":{\"kind\":\"kernel\",\"guest_sha256\":\"bbbb2222\"}}}\n\
+                 {\"axes\":[],\"result\":{}}\n\
+                 {\"axes\":[],\"skipped\":\"simulator-only\"}\n\
+                 {\"axes\":[],\"result\":{\"source\":{\"kind\":\"kernel\",\"guest_sha256\":\"aaaa1111\"}}}\n",
+                ),
+                ("why.md", "not a reference"),
+            ],
+        );
+        let got = reference_guests(&dir).unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got["a.default.7.2.json"], ["aaaa1111"]);
+        assert_eq!(got["b.jsonl"], ["aaaa1111", "bbbb2222"]);
+        assert_eq!(
+            stale_references(&dir, "aaaa1111").unwrap(),
+            ["b.jsonl (guest aaaa1111, bbbb2222)"]
+        );
+        assert_eq!(stale_references(&dir, "bbbb2222").unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_kernel_run_without_its_guest_is_an_error() {
+        let dir = dir_with("no-guest", &[("c.json", r#"{"seeds": []}"#)]);
+        assert!(reference_guests(&dir).unwrap_err().contains("c.json"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cell = r#"{"axes":[],"result":{"source":{"kind":"kernel"}}}"#;
+        let dir = dir_with("no-guest-cell", &[("d.jsonl", &format!("\n{cell}\n"))]);
+        assert!(reference_guests(&dir)
+            .unwrap_err()
+            .contains("d.jsonl line 2"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
