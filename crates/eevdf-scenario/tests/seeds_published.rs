@@ -107,6 +107,12 @@ fn parse_file(text: &str) -> Result<Vec<Entry>, String> {
         if e.preset != "-" && preset(&e.preset).is_none() {
             return Err(format!("line {}: no preset `{}`", e.line, e.preset));
         }
+        if differs_why(&e) == Some("") {
+            return Err(format!(
+                "line {}: a `differs:` reason without a why",
+                e.line
+            ));
+        }
         if is_simulated(&e) && (e.preset == "-" || e.sim == "-") {
             return Err(format!(
                 "line {}: simulable line without preset/sim",
@@ -546,6 +552,7 @@ fn published_ratio_reads_values_and_percents() {
     let simulated_line =
         "t | T | m | A | 1 | B | 2 | lower | nb-v5-hackbench | hbtime:hb | - | - | differs: why";
     assert!(is_simulated(&parse_file(simulated_line).unwrap()[0]));
+    assert!(parse_file(&simulated_line.replace("differs: why", "differs:")).is_err());
 }
 
 #[test]
@@ -840,10 +847,12 @@ fn fidelity_seeds_report() {
         .iter()
         .filter(|r| differs_why(r.e).is_some())
         .count();
-    let unexplained = big_differ
+    // Disjoint: a reason first, then every kernel against the thread.
+    let contradicted_only = big_differ
         .iter()
-        .filter(|r| differs_why(r.e).is_none() && !kernels_contradict(r.pub_r, &r.kernel))
+        .filter(|r| differs_why(r.e).is_none() && kernels_contradict(r.pub_r, &r.kernel))
         .count();
+    let unexplained = big_differ.len() - explained - contradicted_only;
     let stale: Vec<usize> = simulated
         .iter()
         .filter(|r| agree(r) && differs_why(r.e).is_some())
@@ -862,8 +871,8 @@ fn fidelity_seeds_report() {
     let _ = writeln!(
         md,
         "- Of those {} disagreements, **{explained}** carry a reason (`differs:` in \
-         `published.txt`, shown in their direction cell) and **{unexplained}** have \
-         neither a reason nor every kernel against the thread.{}",
+         `published.txt`, shown in their direction cell), {contradicted_only} more are \
+         contradicted by every kernel, and **{unexplained}** have neither.{}",
         big_differ.len(),
         if stale.is_empty() {
             String::new()
