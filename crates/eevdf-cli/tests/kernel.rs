@@ -104,11 +104,10 @@ fn the_kernel_references_come_from_this_guest() {
     let stale = eevdf_kernel::ref_guests::stale_references(&refs, guest).expect("the references");
     assert!(
         stale.is_empty(),
-        "this checkout's guest is {}, but {} kernel reference files were made with another: {}; \
+        "this checkout's guest is {}, but kernel references were made with others: {}; \
          refresh them with `{}`",
         &guest[..8],
-        stale.len(),
-        stale.join(", "),
+        stale.join("; "),
         eevdf_kernel::ref_guests::REFRESH
     );
 }

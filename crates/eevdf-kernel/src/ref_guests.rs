@@ -63,16 +63,27 @@ pub fn reference_guests(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, Str
     Ok(out)
 }
 
-/// The reference files in `dir` that name a guest other than `guest`,
-/// each as `FILE (guest PREFIX, ...)`.
+/// The other guests the reference files in `dir` name, each as
+/// `PREFIX: N files (FIRST, SECOND, ...)`; empty when every reference
+/// comes from `guest`.
 pub fn stale_references(dir: &Path, guest: &str) -> Result<Vec<String>, String> {
-    let short = |g: &str| g.chars().take(8).collect::<String>();
-    Ok(reference_guests(dir)?
+    let mut by_guest: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (file, guests) in reference_guests(dir)? {
+        for g in guests.into_iter().filter(|g| g != guest) {
+            by_guest.entry(g).or_default().push(file.clone());
+        }
+    }
+    Ok(by_guest
         .into_iter()
-        .filter(|(_, gs)| gs.iter().any(|g| g != guest))
-        .map(|(f, gs)| {
-            let gs: Vec<String> = gs.iter().map(|g| short(g)).collect();
-            format!("{f} (guest {})", gs.join(", "))
+        .map(|(g, files)| {
+            let more = if files.len() > 2 { ", ..." } else { "" };
+            let first: Vec<&str> = files.iter().take(2).map(String::as_str).collect();
+            let prefix: String = g.chars().take(8).collect();
+            format!(
+                "{prefix}: {} files ({}{more})",
+                files.len(),
+                first.join(", ")
+            )
         })
         .collect())
 }
@@ -117,9 +128,13 @@ mod tests {
         assert_eq!(got["b.jsonl"], ["aaaa1111", "bbbb2222"]);
         assert_eq!(
             stale_references(&dir, "aaaa1111").unwrap(),
-            ["b.jsonl (guest aaaa1111, bbbb2222)"]
+            ["bbbb2222: 1 files (b.jsonl)"]
         );
-        assert_eq!(stale_references(&dir, "bbbb2222").unwrap().len(), 2);
+        assert_eq!(
+            stale_references(&dir, "bbbb2222").unwrap(),
+            ["aaaa1111: 2 files (a.default.7.2.json, b.jsonl)"]
+        );
+        assert!(stale_references(&dir, "cccc").unwrap().len() == 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
