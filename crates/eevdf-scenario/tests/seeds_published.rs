@@ -15,7 +15,7 @@
 //!   cargo test --release -p eevdf-scenario --test seeds_published -- --ignored --nocapture
 //!   ```
 //!
-//!   `EEVDF_FIDELITY_SEEDS` (default 3) sets the number of seeds,
+//!   `EEVDF_FIDELITY_SEEDS` (default 9: bimodal rows need them) sets the number of seeds,
 //!   `EEVDF_FIDELITY_JOBS` (default 2) the worker threads,
 //!   `EEVDF_FIDELITY_OUT` the output path.
 //!
@@ -639,7 +639,7 @@ fn fmt(v: f64) -> String {
 fn fidelity_seeds_report() {
     let t0 = Instant::now();
     let entries = load();
-    let nseeds = env_num("EEVDF_FIDELITY_SEEDS", 3) as u64;
+    let nseeds = env_num("EEVDF_FIDELITY_SEEDS", 9) as u64;
     let jobs_n = env_num("EEVDF_FIDELITY_JOBS", 2);
 
     // Unique runs: (preset, edits, seed).
