@@ -97,7 +97,8 @@ guest:
 	cargo run --release --locked -q -p eevdf-cli -- kernel guest
 
 # Boots a real kernel: fetches Debian's newest 7.2.x, runs a short
-# scenario twice and checks the two results are byte-identical.
+# scenario twice and checks the two results are byte-identical; and
+# checks that tests/kernel-ref/ was made with the guest built here.
 test-kernel:
 	cargo build --release --locked -p eevdf-cli
 	cargo test --release --locked -p eevdf-cli --test kernel -- --ignored --nocapture
@@ -144,7 +145,7 @@ throughput-ref: setup-kernel
 fidelity-doc:
 	cargo run --release --locked -q -p eevdf-cli -- kernel fidelity-doc
 
-# The seed threads as a second referee (simulator only, about 15 min on
+# The seed threads as a second referee (simulator only, about 5 min on
 # 2 cores): every transcribed comparison of tests/seeds/published.txt,
 # written to docs/fidelity-seeds.md.
 fidelity-seeds:

@@ -63,28 +63,37 @@ pub fn reference_guests(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, Str
     Ok(out)
 }
 
-/// The other guests the reference files in `dir` name, each as
-/// `PREFIX: N files (FIRST, SECOND, ...)`; empty when every reference
-/// comes from `guest`.
-pub fn stale_references(dir: &Path, guest: &str) -> Result<Vec<String>, String> {
+/// The guests the reference files in `dir` name, each with its files
+/// (sorted).
+pub fn files_by_guest(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, String> {
     let mut by_guest: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (file, guests) in reference_guests(dir)? {
-        for g in guests.into_iter().filter(|g| g != guest) {
+        for g in guests {
             by_guest.entry(g).or_default().push(file.clone());
         }
     }
-    Ok(by_guest
+    Ok(by_guest)
+}
+
+/// A guest and its files for messages: `PREFIX: N files (FIRST, SECOND, ...)`.
+pub fn describe(guest: &str, files: &[String]) -> String {
+    let prefix: String = guest.chars().take(8).collect();
+    let more = if files.len() > 2 { ", ..." } else { "" };
+    let first: Vec<&str> = files.iter().take(2).map(String::as_str).collect();
+    let n = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    format!("{prefix}: {n} ({}{more})", first.join(", "))
+}
+
+/// The other guests the reference files in `dir` name, each as
+/// [`describe`] puts it; empty when every reference comes from `guest`.
+pub fn stale_references(dir: &Path, guest: &str) -> Result<Vec<String>, String> {
+    Ok(files_by_guest(dir)?
         .into_iter()
-        .map(|(g, files)| {
-            let more = if files.len() > 2 { ", ..." } else { "" };
-            let first: Vec<&str> = files.iter().take(2).map(String::as_str).collect();
-            let prefix: String = g.chars().take(8).collect();
-            format!(
-                "{prefix}: {} files ({}{more})",
-                files.len(),
-                first.join(", ")
-            )
-        })
+        .filter(|(g, _)| g != guest)
+        .map(|(g, files)| describe(&g, &files))
         .collect())
 }
 
@@ -128,7 +137,7 @@ mod tests {
         assert_eq!(got["b.jsonl"], ["aaaa1111", "bbbb2222"]);
         assert_eq!(
             stale_references(&dir, "aaaa1111").unwrap(),
-            ["bbbb2222: 1 files (b.jsonl)"]
+            ["bbbb2222: 1 file (b.jsonl)"]
         );
         assert_eq!(
             stale_references(&dir, "bbbb2222").unwrap(),

@@ -70,24 +70,15 @@ fn the_simulator_holds_its_agreement_with_the_kernels() {
 /// that guest to the one this checkout builds.
 #[test]
 fn every_kernel_reference_comes_from_one_guest() {
-    let files = eevdf_kernel::ref_guests::reference_guests(&refs_dir()).expect("the references");
+    use eevdf_kernel::ref_guests::{describe, files_by_guest, reference_guests, REFRESH};
+    let files = reference_guests(&refs_dir()).expect("the references");
     assert!(files.len() > 50, "{} reference files", files.len());
-    // Each guest (its sha256's first 8 digits) with the files naming it.
-    let mut by_guest: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for (file, guests) in &files {
-        for g in guests {
-            by_guest.entry(&g[..8.min(g.len())]).or_default().push(file);
-        }
-    }
-    let each: Vec<String> = by_guest
-        .iter()
-        .map(|(g, fs)| format!("{g}: {} files ({} ...)", fs.len(), fs[0]))
-        .collect();
+    let by_guest = files_by_guest(&refs_dir()).expect("the references");
+    let each: Vec<String> = by_guest.iter().map(|(g, fs)| describe(g, fs)).collect();
     assert!(
         by_guest.len() == 1,
-        "the kernel references name {} guests: {}; refresh them with `{}`",
+        "the kernel references name {} guests: {}; refresh them with `{REFRESH}`",
         by_guest.len(),
-        each.join("; "),
-        eevdf_kernel::ref_guests::REFRESH
+        each.join("; ")
     );
 }
