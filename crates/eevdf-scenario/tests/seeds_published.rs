@@ -686,7 +686,8 @@ fn fidelity_seeds_report() {
     });
     let results = results.into_inner().unwrap();
     // Err: the simulator panicked on one of the seeds (message, seed).
-    let sim_of = |e: &Entry, ops: &str| -> Result<Option<f64>, String> {
+    // Each seed's value of one side, seed 1 first.
+    let sim_of = |e: &Entry, ops: &str| -> Result<Option<Vec<f64>>, String> {
         let mut v = Vec::new();
         for s in 1..=nseeds {
             match results.get(&(e.preset.clone(), ops.to_string(), s)) {
@@ -698,13 +699,25 @@ fn fidelity_seeds_report() {
                 None => return Ok(None),
             }
         }
-        Ok(Some(median(v)))
+        Ok(Some(v))
+    };
+    // B/A, with a side at 0 kept finite where both are.
+    let ratio = |a: f64, b: f64| {
+        if a > 0.0 {
+            b / a
+        } else if b == 0.0 {
+            1.0
+        } else {
+            f64::INFINITY
+        }
     };
 
     struct Row<'a> {
         e: &'a Entry,
         pub_r: f64,
         sim: Option<(f64, f64, f64)>,
+        /// Seeds whose own B/A moves the published way, of all seeds.
+        votes: (usize, usize),
         panic: Option<String>,
         /// Each kernel's (release, B/A) where the comparison is checked.
         kernel: Vec<(String, f64)>,
@@ -715,15 +728,22 @@ fn fidelity_seeds_report() {
         .map(|e| {
             let pub_r = published_ratio(e).unwrap();
             let mut panic = None;
+            let mut votes = (0, 0);
             let sim = if is_simulated(e) {
                 match (sim_of(e, &e.a_ops), sim_of(e, &e.b_ops)) {
                     (Err(m), _) | (_, Err(m)) => {
                         panic = Some(m);
                         None
                     }
-                    (Ok(Some(a)), Ok(Some(b))) if a > 0.0 => Some((a, b, b / a)),
                     (Ok(Some(a)), Ok(Some(b))) => {
-                        Some((a, b, if b == 0.0 { 1.0 } else { f64::INFINITY }))
+                        let with = a
+                            .iter()
+                            .zip(&b)
+                            .filter(|(x, y)| dir(ratio(**x, **y)) == dir(pub_r))
+                            .count();
+                        votes = (with, a.len());
+                        let (a, b) = (median(a), median(b));
+                        Some((a, b, ratio(a, b)))
                     }
                     _ => panic!("line {}: metric {} missing", e.line, e.sim),
                 }
@@ -742,6 +762,7 @@ fn fidelity_seeds_report() {
                 e,
                 pub_r,
                 sim,
+                votes,
                 panic,
                 kernel,
             }
@@ -827,6 +848,22 @@ fn fidelity_seeds_report() {
         BIG * 100.0,
         big.len(),
         big.len()
+    );
+    // A verdict holds when at least two thirds of the seeds, each by its
+    // own B/A, give it: bimodal rows can flip with the median seed.
+    let holds = |r: &Row| {
+        let (with, n) = r.votes;
+        let same = if agree(r) { with } else { n - with };
+        same * 3 >= n * 2
+    };
+    let big_differ_n = big.len() - big_agree;
+    let _ = writeln!(
+        md,
+        "- Seed by seed (each seed's own B/A against the published direction): \
+         {} of the {big_agree} agreements and {} of the {big_differ_n} disagreements hold \
+         on at least two thirds of the seeds; the rest hang on which seed is the median.",
+        big.iter().filter(|r| agree(r) && holds(r)).count(),
+        big.iter().filter(|r| !agree(r) && holds(r)).count(),
     );
     let _ = writeln!(
         md,
@@ -936,10 +973,12 @@ fn fidelity_seeds_report() {
                         fmt(sb),
                         format!("{sr:.3}"),
                         format!(
-                            "{} / {}: {}{}{}",
+                            "{} / {}: {} ({} of {} seeds the published way){}{}",
                             arrow(dir(r.pub_r)),
                             arrow(dir(sr)),
                             if ok { "**agrees**" } else { "differs" },
+                            r.votes.0,
+                            r.votes.1,
                             match (differs_why(e), ok) {
                                 (Some(why), false) => format!("<br>why: {why}"),
                                 (Some(why), true) => format!("<br>stale `differs:` reason: {why}"),
