@@ -7,51 +7,43 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::fidelity::{self, Reference};
+use crate::sweep_line;
+
 /// The commands that refresh every kernel reference, in order, for
 /// messages: `fidelity` ends by rewriting docs/fidelity.md from all of
 /// them, and the seeds report shows their kernels' B/A.
 pub const REFRESH: &str = "make throughput-ref default-ref fidelity fidelity-seeds";
 
 /// Each reference file in `dir` with the guests its runs name: a fidelity
-/// row's `*.json` (`guest_sha256`) and a sweep's `*.jsonl` (each kernel
-/// cell's `result.source.guest_sha256`; simulator and skipped cells name
-/// none). Files are sorted by name, guests within a file too.
+/// row's `*.json` (read by [`fidelity::load_references`]) and a sweep's
+/// `*.jsonl` (each kernel cell's, [`sweep_line::kernel_guest`]). Files
+/// are sorted by name, guests within a file too.
 pub fn reference_guests(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut out = BTreeMap::new();
+    for r in fidelity::load_references(dir)? {
+        let name = Reference::file_name(&r.row, &r.variant, &r.series);
+        out.insert(name, vec![r.guest_sha256]);
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries {
         let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let text = match path.extension().and_then(|e| e.to_str()) {
-            Some("json") | Some("jsonl") => {
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            _ => continue,
-        };
-        // A row file is one JSON document, a sweep one JSON line a cell.
-        let whole = name.ends_with(".json");
-        let docs: Vec<(String, &str)> = if whole {
-            vec![(name.to_string(), text.as_str())]
-        } else {
-            text.lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-                .map(|(i, l)| (format!("{name} line {}", i + 1), l))
-                .collect()
-        };
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut guests = Vec::new();
-        for (at, doc) in docs {
-            let v: serde_json::Value =
-                serde_json::from_str(doc).map_err(|e| format!("{at}: {e}"))?;
-            // A row is a kernel's runs; a sweep line is a kernel cell when
-            // its result has a kernel source (simulator and skipped cells
-            // have none).
-            let source = if whole { &v } else { &v["result"]["source"] };
-            let kernel = whole || source["kind"].as_str() == Some("kernel");
-            match source["guest_sha256"].as_str() {
-                Some(g) => guests.push(g.to_string()),
-                None if kernel => return Err(format!("{at}: a kernel run without guest_sha256")),
-                None => {}
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let at = |e: String| format!("{name} line {}: {e}", i + 1);
+            let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+            if let Some(g) = sweep_line::kernel_guest(&v).map_err(at)? {
+                guests.push(g.to_string());
             }
         }
         guests.sort();
@@ -101,6 +93,17 @@ pub fn stale_references(dir: &Path, guest: &str) -> Result<Vec<String>, String> 
 mod tests {
     use super::*;
 
+    /// A fidelity row's reference file, made with `guest`.
+    fn row(name: &str, guest: &str) -> String {
+        serde_json::json!({
+            "row": name, "variant": "default", "series": "7.2", "kernel": "7.2.13",
+            "package": "p", "package_version": "1", "kernel_sha256": "k",
+            "qemu": "q", "icount_shift": 1, "guest_sha256": guest,
+            "commit": "c", "command": "eevdf kernel fidelity", "seeds": [],
+        })
+        .to_string()
+    }
+
     fn dir_with(tag: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
         let dir =
             std::env::temp_dir().join(format!("eevdf-ref-guests-{}-{tag}", std::process::id()));
@@ -117,10 +120,7 @@ mod tests {
         let dir = dir_with(
             "rows",
             &[
-                (
-                    "a.default.7.2.json",
-                    r#"{"guest_sha256": "aaaa1111", "seeds": []}"#,
-                ),
+                ("a.default.7.2.json", &row("a", "aaaa1111")),
                 (
                     "b.jsonl",
                     "{\"axes\":[],\"result\":{\"source\":{\"kind\":\"kernel\",\"guest_sha256\":\"bbbb2222\"}}}\n\

@@ -17,6 +17,18 @@ pub fn axes(line: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The guest runner a kernel cell was made with (`result.source`'s
+/// `guest_sha256`); `None` for a simulator or skipped cell, which has no
+/// kernel source.
+pub fn kernel_guest(line: &Value) -> Result<Option<&str>, String> {
+    let source = &line["result"]["source"];
+    match (source["kind"].as_str(), source["guest_sha256"].as_str()) {
+        (_, Some(g)) => Ok(Some(g)),
+        (Some("kernel"), None) => Err("a kernel run without guest_sha256".into()),
+        _ => Ok(None),
+    }
+}
+
 /// A cell's scenario text without the lines the sweep adds (seed,
 /// features) and the engine line: a kernel runs the same scenario
 /// whatever engine wrote it.
@@ -46,5 +58,18 @@ mod tests {
         assert_eq!((a["seed"].as_str(), a.len()), ("2", 3));
         let t = "eevdf-scenario v1\nengine 0.7\nmachine up\nseed 3\nfeatures NEXT_BUDDY\nend\n";
         assert_eq!(bare_text(t), "eevdf-scenario v1\nmachine up\nend");
+    }
+
+    #[test]
+    fn a_kernel_cell_names_its_guest() {
+        let cell = |src: &str| -> Value {
+            serde_json::from_str(&format!(r#"{{"axes":[],"result":{{{src}}}}}"#)).unwrap()
+        };
+        let k = cell(r#""source":{"kind":"kernel","guest_sha256":"abc"}"#);
+        assert_eq!(kernel_guest(&k), Ok(Some("abc")));
+        assert_eq!(kernel_guest(&cell(r#""sim_ns":1"#)), Ok(None));
+        let skipped: Value = serde_json::from_str(r#"{"axes":[],"skipped":"x"}"#).unwrap();
+        assert_eq!(kernel_guest(&skipped), Ok(None));
+        assert!(kernel_guest(&cell(r#""source":{"kind":"kernel"}"#)).is_err());
     }
 }
