@@ -154,23 +154,16 @@ fn percent_factor(v: &str, better: &str) -> Option<f64> {
 /// the base (A then may be `-`); with A a percent too, both are against
 /// the same base and B/A is the ratio of their factors.
 fn published_ratio(e: &Entry) -> Option<f64> {
-    let a_pct = e.a_val.ends_with('%');
-    if e.b_val.ends_with('%') {
-        let b = percent_factor(&e.b_val, &e.better)?;
-        if !a_pct {
-            return Some(b);
+    let factor = |v: &str| percent_factor(v, &e.better);
+    match (e.a_val.ends_with('%'), e.b_val.ends_with('%')) {
+        (false, true) => factor(&e.b_val),
+        (true, true) => Some(factor(&e.b_val)? / factor(&e.a_val)?),
+        (true, false) => None,
+        (false, false) => {
+            let a = num(&e.a_val)?;
+            (a != 0.0).then_some(num(&e.b_val)? / a)
         }
-        return Some(b / percent_factor(&e.a_val, &e.better)?);
     }
-    if a_pct {
-        return None;
-    }
-    let a = num(&e.a_val)?;
-    let b = num(&e.b_val)?;
-    if a == 0.0 {
-        return None;
-    }
-    Some(b / a)
 }
 
 /// Applies a run's edits: `f:TOKENS` (features), `s:KEY=VALUE` (the
