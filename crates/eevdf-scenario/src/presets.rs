@@ -265,7 +265,7 @@ end
     Preset {
         name: "nb-v5-schbench",
         title: "NEXT_BUDDY v5 (6.19-rc1): schbench on a 2-socket Xeon",
-        source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22; RPS 8987/9218. Two message threads (one per node) of 40 workers; the request and think times give the published RPS (about 9,900 simulated) and let requests queue. The simulator wakes a message thread's workers together. Compare A --set kernel=v6.18 with B --set kernel=v6.18 --features 'NEXT_BUDDY NB_MODE=MEL_V5' (the same profile on both sides: --set kernel alone also flips NI_RANDOM).",
+        source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22; RPS 8987/9218. Two message threads (one per node) of 40 workers; the request and think times give the published RPS (about 9,900 simulated) and let requests queue. The simulator wakes a message thread's workers together. Compare A --set kernel=v6.18 with B --set kernel=v6.18 --features 'NEXT_BUDDY NB_MODE=MEL_V5 NB_RESCHED_INELIGIBLE_WAKER' (--set kernel alone also flips NI_RANDOM).",
         text: "\
 eevdf-scenario v1
 engine 0.9
