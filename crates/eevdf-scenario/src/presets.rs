@@ -471,7 +471,7 @@ engine 0.9
 machine up
 kernel v7.2
 hz 250
-duration 10s
+duration 38s
 seed 1
 task ct kind=timer period=3777us slice=8ms
 task rt kind=periodic count=2 run=8177us sleep=17777us slice=16ms
@@ -489,7 +489,7 @@ engine 0.9
 machine up
 kernel v7.2
 hz 250
-duration 10s
+duration 38s
 seed 1
 task ct kind=timer period=3777us slice=8ms
 task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms
