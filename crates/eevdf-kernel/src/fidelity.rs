@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 /// Guest (and simulated) duration of a row with the 1 ms cyclictest:
 /// 10,000 timer samples, so p99.9 rests on the 10 slowest.
 pub const DURATION: &str = "10s";
-/// The same for the thread rows' 3,777 us cyclictest: 10,060 samples
-/// (10 s held 2,647, and p99.9 rested on the 3 slowest).
+/// The same for the thread rows' 3,777 us cyclictest: 38 s / 3,777 us
+/// = 10,060 periods.
 pub const DURATION_CT8: &str = "38s";
 /// Seeds per (row, variant, kernel).
 pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
@@ -627,7 +627,7 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
          cyclictest-style task `{CT}` (10,000 wakeups: p99.9 rests on the 10 slowest) \
          and the row's competitors. The `v2-*` rows copy the 0/6 v2 thread's setup \
          instead (seeds/002: `{CT8}`, competitors with 16 ms slices) for \
-         {DURATION_CT8}, so they too judge 10,000 wakeups; their `equal-slices` is the \
+         {DURATION_CT8}, so they too judge about 10,000 wakeups; their `equal-slices` is the \
          thread's \"tip 2.8/2.8\" column, every task on the base slice.\n"
     ));
     o.push_str(

@@ -444,8 +444,10 @@ mod tests {
     /// in canonical text.
     #[test]
     fn fidelity_presets_are_the_sets_rows() {
-        let ct = "task ct kind=timer period=1ms run=20us slice=100us";
-        let ct8 = "task ct kind=timer period=3777us run=20us slice=8ms";
+        // (timer, duration), as eevdf-kernel's `fidelity::ROWS` has them:
+        // about 10,000 wakeups of the timer.
+        let ct = ("task ct kind=timer period=1ms run=20us slice=100us", "10s");
+        let ct8 = ("task ct kind=timer period=3777us run=20us slice=8ms", "38s");
         let rows = [
             ("fidelity-ct-alone", ct, ""),
             ("fidelity-ct-1hog", ct, "task hog kind=hog"),
@@ -471,9 +473,7 @@ mod tests {
                 "task hb kind=hackbench fds=10 mode=thread ipc=pipe slice=16ms",
             ),
         ];
-        for (name, ct, tasks) in rows {
-            // The thread rows' 3,777 us timer runs 38 s: 10,000 wakeups too.
-            let duration = if ct == ct8 { "38s" } else { "10s" };
+        for (name, (ct, duration), tasks) in rows {
             let mut t = format!("eevdf-scenario v1\nmachine up\nduration {duration}\n{ct}\n");
             if !tasks.is_empty() {
                 t.push_str(tasks);

@@ -279,12 +279,6 @@ end
 ",
         flips: &[rises("NO_NEXT_BUDDY", "sb", "p99.9")],
     },
-    // Receiving costs 0.9 of sending, as on 7.2.13 (`eevdf kernel
-    // calibrate`: pipes 2,042 against 2,252 ns; sockets 3,996 against
-    // 4,916, which seeds rows take as recv=1.6us). With equal costs, tasks
-    // that each have a CPU of their own send and receive at the same rate,
-    // so no pipe ever empties or fills: one group on this machine then ran
-    // at 99.5 % busy with 335 wakeups a second on some seeds, 200k on others.
     Preset {
         name: "nb-v5-hackbench",
         title: "NEXT_BUDDY v5 (6.19-rc1): hackbench process pipes on a 2-socket Xeon",
@@ -297,7 +291,7 @@ kernel v6.19-rc1
 hz 250
 duration 10s
 seed 1
-task hb kind=hackbench groups=12 ipc=pipe recv=1.8us
+task hb kind=hackbench groups=12 ipc=pipe
 end
 ",
         flips: &[],
