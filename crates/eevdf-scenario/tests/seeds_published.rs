@@ -627,16 +627,14 @@ fn fmt(v: f64) -> String {
     }
 }
 
-#[test]
-#[ignore = "simulates every published comparison; writes docs/fidelity-seeds.md"]
-fn fidelity_seeds_report() {
-    let t0 = Instant::now();
-    let entries = load();
-    let nseeds = env_num("EEVDF_FIDELITY_SEEDS", 9) as u64;
-    let jobs_n = env_num("EEVDF_FIDELITY_JOBS", 2);
+/// One run's metrics, or the simulator's panic message.
+type RunOut = Result<HashMap<String, f64>, String>;
+/// A run: (preset, edits, seed).
+type RunKey = (String, String, u64);
 
-    // Unique runs: (preset, edits, seed).
-    let mut keys: Vec<(String, String, u64)> = Vec::new();
+/// The distinct runs the simulated entries need, in file order.
+fn run_keys(entries: &[Entry], nseeds: u64) -> Vec<RunKey> {
+    let mut keys: Vec<RunKey> = Vec::new();
     for e in entries.iter().filter(|e| is_simulated(e)) {
         for ops in [&e.a_ops, &e.b_ops] {
             for s in 1..=nseeds {
@@ -647,12 +645,16 @@ fn fidelity_seeds_report() {
             }
         }
     }
-    // A run that panics (a simulator bug) is recorded, not fatal.
-    type RunOut = Result<HashMap<String, f64>, String>;
-    let results: Mutex<HashMap<(String, String, u64), RunOut>> = Mutex::new(HashMap::new());
+    keys
+}
+
+/// Runs every key on `jobs` threads. A run that panics (a simulator
+/// bug) is recorded, not fatal.
+fn run_all(keys: &[RunKey], jobs: usize) -> HashMap<RunKey, RunOut> {
+    let results: Mutex<HashMap<RunKey, RunOut>> = Mutex::new(HashMap::new());
     let next = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for _ in 0..jobs_n {
+        for _ in 0..jobs {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(k) = keys.get(i) else { break };
@@ -677,129 +679,200 @@ fn fidelity_seeds_report() {
             });
         }
     });
-    let results = results.into_inner().unwrap();
-    // Err: the simulator panicked on one of the seeds (message, seed).
-    // Each seed's value of one side, seed 1 first.
-    let sim_of = |e: &Entry, ops: &str| -> Result<Option<Vec<f64>>, String> {
-        let mut v = Vec::new();
-        for s in 1..=nseeds {
-            match results.get(&(e.preset.clone(), ops.to_string(), s)) {
-                Some(Ok(m)) => match m.get(&e.sim) {
-                    Some(x) => v.push(*x),
-                    None => return Ok(None),
-                },
-                Some(Err(msg)) => return Err(format!("simulator panicked (seed {s}): {msg}")),
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(v))
-    };
-    // B/A, with a side at 0 kept finite where both are.
-    let ratio = |a: f64, b: f64| {
-        if a > 0.0 {
-            b / a
-        } else if b == 0.0 {
-            1.0
-        } else {
-            f64::INFINITY
-        }
-    };
+    results.into_inner().unwrap()
+}
 
-    struct Row<'a> {
-        e: &'a Entry,
-        pub_r: f64,
-        sim: Option<(f64, f64, f64)>,
-        /// Seeds whose own B/A moves the published way, of all seeds.
-        votes: (usize, usize),
-        panic: Option<String>,
-        /// Each kernel's (release, B/A) where the comparison is checked.
-        kernel: Vec<(String, f64)>,
+/// B/A, with a side at 0 kept finite where both are.
+fn ratio(a: f64, b: f64) -> f64 {
+    if a > 0.0 {
+        b / a
+    } else if b == 0.0 {
+        1.0
+    } else {
+        f64::INFINITY
     }
+}
+
+/// One comparison of the report with both sides' numbers.
+struct Row<'a> {
+    e: &'a Entry,
+    pub_r: f64,
+    /// Simulated medians of A and B, and their B/A.
+    sim: Option<(f64, f64, f64)>,
+    /// Seeds whose own B/A moves the published way, of all seeds.
+    votes: (usize, usize),
+    panic: Option<String>,
+    /// Each kernel's (release, B/A) where the comparison is checked.
+    kernel: Vec<(String, f64)>,
+}
+
+impl Row<'_> {
+    fn agrees(&self) -> bool {
+        self.sim.is_some_and(|s| dir(self.pub_r) == dir(s.2))
+    }
+
+    fn big(&self) -> bool {
+        (self.pub_r - 1.0).abs() > BIG
+    }
+
+    /// The verdict holds when at least two thirds of the seeds, each by
+    /// its own B/A, give it: bimodal rows can flip with the median seed.
+    fn holds(&self) -> bool {
+        let (with, n) = self.votes;
+        let same = if self.agrees() { with } else { n - with };
+        same * 3 >= n * 2
+    }
+}
+
+/// Each seed's value of one side, seed 1 first; `Ok(None)` when a run
+/// lacks the metric, `Err` when the simulator panicked on a seed.
+fn sim_side(
+    results: &HashMap<RunKey, RunOut>,
+    e: &Entry,
+    ops: &str,
+    nseeds: u64,
+) -> Result<Option<Vec<f64>>, String> {
+    let mut v = Vec::new();
+    for s in 1..=nseeds {
+        match results.get(&(e.preset.clone(), ops.to_string(), s)) {
+            Some(Ok(m)) => match m.get(&e.sim) {
+                Some(x) => v.push(*x),
+                None => return Ok(None),
+            },
+            Some(Err(msg)) => return Err(format!("simulator panicked (seed {s}): {msg}")),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(v))
+}
+
+fn report_row<'a>(
+    e: &'a Entry,
+    results: &HashMap<RunKey, RunOut>,
+    nseeds: u64,
+    checks: &[Check],
+) -> Row<'a> {
+    let pub_r = published_ratio(e).unwrap();
+    let mut panic = None;
+    let mut votes = (0, 0);
+    let sim = if is_simulated(e) {
+        match (
+            sim_side(results, e, &e.a_ops, nseeds),
+            sim_side(results, e, &e.b_ops, nseeds),
+        ) {
+            (Err(m), _) | (_, Err(m)) => {
+                panic = Some(m);
+                None
+            }
+            (Ok(Some(a)), Ok(Some(b))) => {
+                let with = a
+                    .iter()
+                    .zip(&b)
+                    .filter(|(x, y)| dir(ratio(**x, **y)) == dir(pub_r))
+                    .count();
+                votes = (with, a.len());
+                let (a, b) = (median(a), median(b));
+                Some((a, b, ratio(a, b)))
+            }
+            _ => panic!("line {}: metric {} missing", e.line, e.sim),
+        }
+    } else {
+        None
+    };
+    let key = entry_key(e);
+    let kernel = checks
+        .iter()
+        .find(|c| c.key == key)
+        .map(|c| kernel_ratios(c).unwrap_or_else(|m| panic!("kernel.txt line {}: {m}", c.line)))
+        .unwrap_or_default();
+    Row {
+        e,
+        pub_r,
+        sim,
+        votes,
+        panic,
+        kernel,
+    }
+}
+
+#[test]
+#[ignore = "simulates every published comparison; writes docs/fidelity-seeds.md"]
+fn fidelity_seeds_report() {
+    let t0 = Instant::now();
+    let entries = load();
+    let nseeds = env_num("EEVDF_FIDELITY_SEEDS", 9) as u64;
+    let jobs_n = env_num("EEVDF_FIDELITY_JOBS", 2);
+    let keys = run_keys(&entries, nseeds);
+    let results = run_all(&keys, jobs_n);
     let checks = load_checks();
     let rows: Vec<Row> = entries
         .iter()
-        .map(|e| {
-            let pub_r = published_ratio(e).unwrap();
-            let mut panic = None;
-            let mut votes = (0, 0);
-            let sim = if is_simulated(e) {
-                match (sim_of(e, &e.a_ops), sim_of(e, &e.b_ops)) {
-                    (Err(m), _) | (_, Err(m)) => {
-                        panic = Some(m);
-                        None
-                    }
-                    (Ok(Some(a)), Ok(Some(b))) => {
-                        let with = a
-                            .iter()
-                            .zip(&b)
-                            .filter(|(x, y)| dir(ratio(**x, **y)) == dir(pub_r))
-                            .count();
-                        votes = (with, a.len());
-                        let (a, b) = (median(a), median(b));
-                        Some((a, b, ratio(a, b)))
-                    }
-                    _ => panic!("line {}: metric {} missing", e.line, e.sim),
-                }
-            } else {
-                None
-            };
-            let key = entry_key(e);
-            let kernel = checks
-                .iter()
-                .find(|c| c.key == key)
-                .map(|c| {
-                    kernel_ratios(c).unwrap_or_else(|m| panic!("kernel.txt line {}: {m}", c.line))
-                })
-                .unwrap_or_default();
-            Row {
-                e,
-                pub_r,
-                sim,
-                votes,
-                panic,
-                kernel,
-            }
-        })
+        .map(|e| report_row(e, &results, nseeds, &checks))
         .collect();
 
-    // Counts.
+    let mut md = String::new();
+    summary(&mut md, &rows, nseeds);
+    let simulated = rows.iter().filter(|r| r.sim.is_some()).count();
+    let big = rows.iter().filter(|r| r.sim.is_some() && r.big()).count();
+    let big_agree = rows.iter().filter(|r| r.agrees() && r.big()).count();
+    let _ = writeln!(
+        md,
+        "- Run time: {:.0} s for {} simulations ({} worker threads).\n",
+        t0.elapsed().as_secs_f64(),
+        keys.len(),
+        jobs_n
+    );
+    coverage_and_presets(&mut md, &rows);
+    for th in threads(&rows) {
+        thread_table(&mut md, &rows, &th);
+    }
+    let out = std::env::var("EEVDF_FIDELITY_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("docs/fidelity-seeds.md"));
+    std::fs::write(&out, md).expect("write the report");
+    eprintln!(
+        "wrote {} ({} comparisons, {simulated} simulated, {big_agree}/{big} >5 % agree) in {:.0} s",
+        out.display(),
+        rows.len(),
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// The threads, in file order.
+fn threads(rows: &[Row]) -> Vec<String> {
+    let mut threads: Vec<String> = Vec::new();
+    for r in rows {
+        if !threads.contains(&r.e.thread) {
+            threads.push(r.e.thread.clone());
+        }
+    }
+    threads
+}
+
+/// The report's head: method, then the summary counts (up to the run
+/// time, which the caller adds).
+fn summary(md: &mut String, rows: &[Row], nseeds: u64) {
     let n = rows.len();
     let simulated: Vec<&Row> = rows.iter().filter(|r| r.sim.is_some()).collect();
-    let big: Vec<&&Row> = simulated
-        .iter()
-        .filter(|r| (r.pub_r - 1.0).abs() > BIG)
-        .collect();
-    let agree = |r: &Row| dir(r.pub_r) == dir(r.sim.unwrap().2);
-    let big_agree = big.iter().filter(|r| agree(r)).count();
-    let all_agree = simulated.iter().filter(|r| agree(r)).count();
-    let all_big = rows.iter().filter(|r| (r.pub_r - 1.0).abs() > BIG).count();
+    let big: Vec<&Row> = simulated.iter().copied().filter(|r| r.big()).collect();
+    let big_agree = big.iter().filter(|r| r.agrees()).count();
+    let all_agree = simulated.iter().filter(|r| r.agrees()).count();
+    let all_big = rows.iter().filter(|r| r.big()).count();
     let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in &rows {
+    for r in rows {
         if r.panic.is_some() {
             *by_status.entry("simulator panic").or_default() += 1;
         } else if r.sim.is_none() {
             *by_status.entry(status(r.e).0).or_default() += 1;
         }
     }
-    let mut threads: Vec<String> = Vec::new();
-    let mut tables: Vec<(String, String)> = Vec::new();
-    for r in &rows {
-        if !threads.contains(&r.e.thread) {
-            threads.push(r.e.thread.clone());
-        }
-        let t = (r.e.thread.clone(), r.e.table.clone());
+    let mut tables: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        let t = (r.e.thread.as_str(), r.e.table.as_str());
         if !tables.contains(&t) {
             tables.push(t);
         }
     }
-    let coverage = std::fs::read_to_string(root().join("tests/seeds/published.txt"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.strip_prefix("#! "))
-        .map(|l| format!("- {l}\n"))
-        .collect::<String>();
-
-    let mut md = String::new();
     let _ = writeln!(md, "# Fidelity against the seed threads\n");
     let _ = writeln!(
         md,
@@ -822,7 +895,7 @@ fn fidelity_seeds_report() {
         md,
         "- Comparisons transcribed: **{n}**, from {} tables in {} threads.",
         tables.len(),
-        threads.len()
+        threads(rows).len()
     );
     let _ = writeln!(
         md,
@@ -842,33 +915,26 @@ fn fidelity_seeds_report() {
         big.len(),
         big.len()
     );
-    // A verdict holds when at least two thirds of the seeds, each by its
-    // own B/A, give it: bimodal rows can flip with the median seed.
-    let holds = |r: &Row| {
-        let (with, n) = r.votes;
-        let same = if agree(r) { with } else { n - with };
-        same * 3 >= n * 2
-    };
-    let big_differ_n = big.len() - big_agree;
+    let big_differ: Vec<&Row> = big.iter().copied().filter(|r| !r.agrees()).collect();
     let _ = writeln!(
         md,
         "- Seed by seed (each seed's own B/A against the published direction): \
-         {} of the {big_agree} agreements and {} of the {big_differ_n} disagreements hold \
+         {} of the {big_agree} agreements and {} of the {} disagreements hold \
          on at least two thirds of the seeds; the rest hang on which seed is the median.",
-        big.iter().filter(|r| agree(r) && holds(r)).count(),
-        big.iter().filter(|r| !agree(r) && holds(r)).count(),
+        big.iter().filter(|r| r.agrees() && r.holds()).count(),
+        big_differ.iter().filter(|r| r.holds()).count(),
+        big_differ.len(),
     );
     let _ = writeln!(
         md,
         "- All simulated comparisons: direction agrees on {all_agree} of {}.",
         simulated.len()
     );
-    let checked: Vec<&Row> = rows.iter().filter(|r| !r.kernel.is_empty()).collect();
-    let with_thread = checked
+    let checked = rows.iter().filter(|r| !r.kernel.is_empty()).count();
+    let with_thread = rows
         .iter()
-        .filter(|r| kernels_side_with(r.pub_r, &r.kernel))
+        .filter(|r| !r.kernel.is_empty() && kernels_side_with(r.pub_r, &r.kernel))
         .count();
-    let big_differ: Vec<&&&Row> = big.iter().filter(|r| !agree(r)).collect();
     let contradicted = big_differ
         .iter()
         .filter(|r| kernels_contradict(r.pub_r, &r.kernel))
@@ -885,16 +951,15 @@ fn fidelity_seeds_report() {
     let unexplained = big_differ.len() - explained - contradicted_only;
     let stale: Vec<usize> = simulated
         .iter()
-        .filter(|r| agree(r) && differs_why(r.e).is_some())
+        .filter(|r| r.agrees() && differs_why(r.e).is_some())
         .map(|r| r.e.line)
         .collect();
     let _ = writeln!(
         md,
         "- Checked on real kernels (`tests/seeds/kernel.txt`; the one-CPU fidelity \
-         rows and hackbench on four vCPUs): **{}** comparisons; every kernel moves the thread's way on \
+         rows and hackbench on four vCPUs): **{checked}** comparisons; every kernel moves the thread's way on \
          {with_thread}. Of the {} simulated disagreements over {:.0} %, **{contradicted}** \
          are contradicted by every kernel (the kernels move the other way or stay flat).",
-        checked.len(),
         big_differ.len(),
         BIG * 100.0
     );
@@ -910,28 +975,29 @@ fn fidelity_seeds_report() {
             format!(" Lines whose `differs:` reason is stale (they agree now): {stale:?}.")
         }
     );
-    let _ = writeln!(
-        md,
-        "- Run time: {:.0} s for {} simulations ({} worker threads).\n",
-        t0.elapsed().as_secs_f64(),
-        keys.len(),
-        jobs_n
-    );
+}
+
+/// The data file's coverage lines and the agreement per preset.
+fn coverage_and_presets(md: &mut String, rows: &[Row]) {
+    let coverage = std::fs::read_to_string(root().join("tests/seeds/published.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("#! "))
+        .map(|l| format!("- {l}\n"))
+        .collect::<String>();
     if !coverage.is_empty() {
         let _ = writeln!(md, "### Coverage (from the data file)\n\n{coverage}");
     }
-
-    // Agreement per preset.
     let mut per: BTreeMap<&str, (usize, usize, usize, usize)> = BTreeMap::new();
-    for r in &simulated {
+    for r in rows.iter().filter(|r| r.sim.is_some()) {
         let x = per.entry(&r.e.preset).or_default();
         x.0 += 1;
-        if agree(r) {
+        if r.agrees() {
             x.1 += 1;
         }
-        if (r.pub_r - 1.0).abs() > BIG {
+        if r.big() {
             x.2 += 1;
-            if agree(r) {
+            if r.agrees() {
                 x.3 += 1;
             }
         }
@@ -946,87 +1012,74 @@ fn fidelity_seeds_report() {
         let _ = writeln!(md, "| `{p}` | {a} | {b} | {c} | {d} |");
     }
     let _ = writeln!(md);
+}
 
-    for th in &threads {
-        let _ = writeln!(md, "## {th}\n");
+/// One thread's section: a table row per comparison.
+fn thread_table(md: &mut String, rows: &[Row], th: &str) {
+    let _ = writeln!(md, "## {th}\n");
+    let _ = writeln!(
+        md,
+        "| Table | Metric | A | B | Pub. B/A | Preset | Sim A | Sim B | Sim B/A | Direction |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---:|---|---:|---:|---:|---|");
+    for r in rows.iter().filter(|r| r.e.thread == th) {
+        let e = r.e;
+        let a = format!("{}: {}", e.a_label, e.a_val);
+        let b = format!("{}: {}", e.b_label, e.b_val);
+        let (sa, sb, sr, d) = match r.sim {
+            Some((sa, sb, sr)) => (fmt(sa), fmt(sb), format!("{sr:.3}"), direction_cell(r, sr)),
+            None => match &r.panic {
+                Some(m) => ("".into(), "".into(), "".into(), format!("**{m}**")),
+                None => {
+                    let (s, why) = status(e);
+                    ("".into(), "".into(), "".into(), format!("{s}: {why}"))
+                }
+            },
+        };
+        let p = if e.preset == "-" {
+            "-".to_string()
+        } else {
+            format!("`{}`", e.preset)
+        };
+        let runs = if is_simulated(e) || e.sim != "-" {
+            format!(" <br>`{}`; A `{}`, B `{}`", e.sim, e.a_ops, e.b_ops)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             md,
-            "| Table | Metric | A | B | Pub. B/A | Preset | Sim A | Sim B | Sim B/A | Direction |"
+            "| {} | {} | {} | {} | {:.3} | {}{} | {} | {} | {} | {} |",
+            e.table,
+            e.metric,
+            a.replace('|', "/"),
+            b.replace('|', "/"),
+            r.pub_r,
+            p,
+            runs.replace('|', "/"),
+            sa,
+            sb,
+            sr,
+            d
         );
-        let _ = writeln!(md, "|---|---|---|---|---:|---|---:|---:|---:|---|");
-        for r in rows.iter().filter(|r| &r.e.thread == th) {
-            let e = r.e;
-            let a = format!("{}: {}", e.a_label, e.a_val);
-            let b = format!("{}: {}", e.b_label, e.b_val);
-            let (sa, sb, sr, d) = match r.sim {
-                Some((sa, sb, sr)) => {
-                    let ok = agree(r);
-                    (
-                        fmt(sa),
-                        fmt(sb),
-                        format!("{sr:.3}"),
-                        format!(
-                            "{} / {}: {} ({} of {} seeds the published way){}{}",
-                            arrow(dir(r.pub_r)),
-                            arrow(dir(sr)),
-                            if ok { "**agrees**" } else { "differs" },
-                            r.votes.0,
-                            r.votes.1,
-                            match (differs_why(e), ok) {
-                                (Some(why), false) => format!("<br>why: {why}"),
-                                (Some(why), true) => format!("<br>stale `differs:` reason: {why}"),
-                                (None, _) => String::new(),
-                            },
-                            kernel_note(r.pub_r, &r.kernel)
-                        ),
-                    )
-                }
-                None => match &r.panic {
-                    Some(m) => ("".into(), "".into(), "".into(), format!("**{m}**")),
-                    None => {
-                        let (s, why) = status(e);
-                        ("".into(), "".into(), "".into(), format!("{s}: {why}"))
-                    }
-                },
-            };
-            let p = if e.preset == "-" {
-                "-".to_string()
-            } else {
-                format!("`{}`", e.preset)
-            };
-            let runs = if is_simulated(e) || e.sim != "-" {
-                format!(" <br>`{}`; A `{}`, B `{}`", e.sim, e.a_ops, e.b_ops)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {:.3} | {}{} | {} | {} | {} | {} |",
-                e.table,
-                e.metric,
-                a.replace('|', "/"),
-                b.replace('|', "/"),
-                r.pub_r,
-                p,
-                runs.replace('|', "/"),
-                sa,
-                sb,
-                sr,
-                d
-            );
-        }
-        let _ = writeln!(md);
     }
-    let out = std::env::var("EEVDF_FIDELITY_OUT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| root().join("docs/fidelity-seeds.md"));
-    std::fs::write(&out, md).expect("write the report");
-    eprintln!(
-        "wrote {} ({} comparisons, {} simulated, {big_agree}/{} >5 % agree) in {:.0} s",
-        out.display(),
-        n,
-        simulated.len(),
-        big.len(),
-        t0.elapsed().as_secs_f64()
-    );
+    let _ = writeln!(md);
+}
+
+/// A simulated row's verdict, seed votes, reason and kernel note.
+fn direction_cell(r: &Row, sr: f64) -> String {
+    let ok = r.agrees();
+    format!(
+        "{} / {}: {} ({} of {} seeds the published way){}{}",
+        arrow(dir(r.pub_r)),
+        arrow(dir(sr)),
+        if ok { "**agrees**" } else { "differs" },
+        r.votes.0,
+        r.votes.1,
+        match (differs_why(r.e), ok) {
+            (Some(why), false) => format!("<br>why: {why}"),
+            (Some(why), true) => format!("<br>stale `differs:` reason: {why}"),
+            (None, _) => String::new(),
+        },
+        kernel_note(r.pub_r, &r.kernel)
+    )
 }
