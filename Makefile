@@ -145,7 +145,7 @@ throughput-ref: setup-kernel
 fidelity-doc:
 	cargo run --release --locked -q -p eevdf-cli -- kernel fidelity-doc
 
-# The seed threads as a second referee (simulator only, about 5 min on
+# The seed threads as a second referee (simulator only, about 8 min on
 # 2 cores): every transcribed comparison of tests/seeds/published.txt,
 # written to docs/fidelity-seeds.md.
 fidelity-seeds:

@@ -10,7 +10,7 @@ use eevdf_scenario::scenario::Scenario;
 use serde_json::Value;
 
 use crate::fidelity::{median, within_2x};
-use crate::sweep_line::{axes, bare_text};
+use crate::sweep_line::{self, axes, bare_text};
 
 /// One kernel cell: its features value and the result's by-name latencies.
 #[derive(Debug)]
@@ -36,24 +36,18 @@ impl DefaultRef {
     pub fn parse(jsonl: &str) -> Result<DefaultRef, String> {
         let preset = preset("default").ok_or("no default preset")?;
         let mut cells = Vec::new();
-        for (i, line) in jsonl
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        for (n, v) in sweep_line::cells(jsonl) {
+            let v = v.map_err(|e| format!("line {n}: {e}"))?;
             let axes = axes(&v);
             let result = v["result"].clone();
             let source = &result["source"];
             if source["kind"] != "kernel" {
-                return Err(format!("line {}: not a kernel cell", i + 1));
+                return Err(format!("line {n}: not a kernel cell"));
             }
             let text = result["scenario"].as_str().unwrap_or("");
             if bare_text(text) != bare_text(preset.text) {
                 return Err(format!(
-                    "line {}: not the default preset's text (hint: make default-ref)",
-                    i + 1
+                    "line {n}: not the default preset's text (hint: make default-ref)"
                 ));
             }
             cells.push(Cell {

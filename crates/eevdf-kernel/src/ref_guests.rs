@@ -35,13 +35,9 @@ pub fn reference_guests(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, Str
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut guests = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let at = |e: String| format!("{name} line {}: {e}", i + 1);
-            let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        for (n, v) in sweep_line::cells(&text) {
+            let at = |e: String| format!("{name} line {n}: {e}");
+            let v = v.map_err(at)?;
             if let Some(g) = sweep_line::kernel_guest(&v).map_err(at)? {
                 guests.push(g.to_string());
             }

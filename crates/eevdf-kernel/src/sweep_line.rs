@@ -17,6 +17,16 @@ pub fn axes(line: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// A sweep file's cells: each non-blank line's number (from 1) and its
+/// JSON, or the parse error.
+pub fn cells(jsonl: &str) -> impl Iterator<Item = (usize, Result<Value, String>)> + '_ {
+    jsonl
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, serde_json::from_str(l).map_err(|e| e.to_string())))
+}
+
 /// The guest runner a kernel cell was made with (`result.source`'s
 /// `guest_sha256`); `None` for a simulator or skipped cell, which has no
 /// kernel source.
@@ -58,6 +68,16 @@ mod tests {
         assert_eq!((a["seed"].as_str(), a.len()), ("2", 3));
         let t = "eevdf-scenario v1\nengine 0.7\nmachine up\nseed 3\nfeatures NEXT_BUDDY\nend\n";
         assert_eq!(bare_text(t), "eevdf-scenario v1\nmachine up\nend");
+    }
+
+    #[test]
+    fn cells_skip_blank_lines_and_count_every_line() {
+        let got: Vec<_> = cells("{\"a\":1}\n\n  \nnot json\n{}").collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], (1, Ok(serde_json::json!({"a": 1}))));
+        assert_eq!(got[1].0, 4);
+        assert!(got[1].1.is_err());
+        assert_eq!(got[2], (5, Ok(serde_json::json!({}))));
     }
 
     #[test]

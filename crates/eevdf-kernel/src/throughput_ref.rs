@@ -14,7 +14,7 @@ use eevdf_sim::Workload;
 use serde_json::Value;
 
 use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
-use crate::sweep_line::{axes, bare_text};
+use crate::sweep_line::{self, axes, bare_text};
 
 /// The references judged, by their file names.
 pub const BENCHES: [&str; 3] = ["hackbench", "schbench", "hackbench-smp4"];
@@ -130,12 +130,9 @@ impl ThroughputRef {
             _ => return Err("the scenario is not one hackbench or schbench task".into()),
         };
         let mut cells = Vec::new();
-        for (i, line) in jsonl.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let at = |e: String| format!("line {}: {e}", i + 1);
-            let v: Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        for (n, v) in sweep_line::cells(jsonl) {
+            let at = |e: String| format!("line {n}: {e}");
+            let v = v.map_err(at)?;
             cells.push(cell(name, bench, &base, &v).map_err(at)?);
         }
         let baseline = cells.first().ok_or("no cells")?.features.clone();

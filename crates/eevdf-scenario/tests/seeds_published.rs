@@ -21,7 +21,7 @@
 //!
 //! The line format is documented at the top of `published.txt`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -635,11 +635,12 @@ type RunKey = (String, String, u64);
 /// The distinct runs the simulated entries need, in file order.
 fn run_keys(entries: &[Entry], nseeds: u64) -> Vec<RunKey> {
     let mut keys: Vec<RunKey> = Vec::new();
+    let mut seen: HashSet<RunKey> = HashSet::new();
     for e in entries.iter().filter(|e| is_simulated(e)) {
         for ops in [&e.a_ops, &e.b_ops] {
             for s in 1..=nseeds {
                 let k = (e.preset.clone(), ops.clone(), s);
-                if !keys.contains(&k) {
+                if seen.insert(k.clone()) {
                     keys.push(k);
                 }
             }
