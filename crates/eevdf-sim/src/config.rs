@@ -78,6 +78,11 @@ pub struct Costs {
     /// arming the hrtimer, the way into `schedule()`), charged at the
     /// activation's end. 0 unless measured (`eevdf kernel calibrate`).
     pub sleep_ns: Nanos,
+    /// A scheduler tick's interrupt: CPU the running task loses at each
+    /// tick (interrupt entry and exit, `sched_tick()`, the timer
+    /// softirq). Its vruntime pays for it too, as in a kernel without
+    /// `CONFIG_IRQ_TIME_ACCOUNTING` (Debian's). 0 unless measured.
+    pub tick_ns: Nanos,
 }
 
 impl Default for Costs {
@@ -87,6 +92,7 @@ impl Default for Costs {
             wake_ns: 5_000,
             migrate_ns: 20_000,
             sleep_ns: 0,
+            tick_ns: 0,
         }
     }
 }

@@ -85,6 +85,7 @@ pub const QEMU_ICOUNT_COSTS: Costs = Costs {
     // Not measured when the preset was made; kernel twins charge
     // `eevdf_kernel::calibrate::GUEST_COSTS`.
     sleep_ns: 0,
+    tick_ns: 0,
 };
 
 /// The default [`Costs`] of a machine preset: the measured ones of

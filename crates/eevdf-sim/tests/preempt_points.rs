@@ -14,9 +14,10 @@
 mod common;
 
 use common::{ct_hackbench, SEND_NS, WAKE_NS};
+use eevdf_core::FeatureSet;
 use eevdf_core::Profile;
 use eevdf_sim::trace::{PrevState, Trace, TraceEvent};
-use eevdf_sim::{PreemptModel, Sim, SimConfig};
+use eevdf_sim::{PreemptModel, Sim, SimConfig, TaskSpec, Workload};
 
 fn trace_of(c: SimConfig) -> Trace {
     let end = c.duration_ns;
@@ -156,4 +157,69 @@ fn full_stops_hackbench_anywhere_in_the_kernel() {
         .filter(|&&(_, s)| s == PrevState::Preempted)
         .count();
     assert!(in_kernel * 3 > p.len() * 2, "{in_kernel} of {} R+", p.len());
+}
+
+/// Two hogs that never leave the kernel, under lazy, without HRTICK:
+/// the tick's `update_deadline()` raises a lazy request that only the
+/// next tick's upgrade makes a kernel preemption (`R+`). With the tick's
+/// interrupt taking time (`costs tick`), that request is decided when
+/// the interrupt returns, to kernel code, so it still waits: the same
+/// switches as without the cost, all `R+`. (Taken at the interrupt's
+/// end as a return to user, it preempted at the first tick: twice the
+/// switches, all `R`.)
+#[test]
+fn an_interrupt_returns_to_the_code_it_interrupted() {
+    let states = |tick_ns| {
+        let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
+        let mut fs = FeatureSet::new(Profile::V7_2);
+        fs.apply("NO_HRTICK").unwrap();
+        c.features = fs.features;
+        let mut hog = TaskSpec::new("hog", Workload::Hog);
+        hog.count = 2;
+        hog.kernel_pct = Some(100);
+        hog.ksection_ns = Some(10 * c.duration_ns);
+        c.tasks = vec![hog];
+        c.costs.tick_ns = tick_ns;
+        hackbench_switch_states(&trace_of(c))
+    };
+    let (r, r_plus, d) = states(0);
+    assert_eq!((r, d), (0, 0));
+    // One switch every other tick: 125 in 1 s at HZ 250.
+    assert!((120..=130).contains(&r_plus), "R+ {r_plus}");
+    assert_eq!(states(10_000), (0, r_plus, 0));
+}
+
+/// A tick's interrupt time comes out of the work of the task it
+/// interrupts: alone, a periodic task's 10 ms runs hold the CPU 2.5
+/// ticks' longer on average (the switch in to the switch out).
+#[test]
+fn a_tick_takes_its_time_from_the_task_it_interrupts() {
+    let mean_hold = |tick_ns| {
+        let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
+        c.tasks = vec![TaskSpec::new(
+            "rt",
+            Workload::Periodic {
+                run_ns: 10_000_000,
+                sleep_ns: 10_000_000,
+                period_ns: None,
+            },
+        )];
+        c.costs.tick_ns = tick_ns;
+        let mut since = None;
+        let mut holds = Vec::new();
+        for e in &trace_of(c).events {
+            if let TraceEvent::Switch { ts, prev, next, .. } = *e {
+                if let (Some(_), Some(t0)) = (prev, since.take()) {
+                    holds.push(ts - t0);
+                }
+                if next.is_some() {
+                    since = Some(ts);
+                }
+            }
+        }
+        assert!(holds.len() > 40, "{} runs", holds.len());
+        holds.iter().sum::<u64>() / holds.len() as u64
+    };
+    let extra = mean_hold(10_000) - mean_hold(0);
+    assert!((20_000..=30_000).contains(&extra), "{extra} ns a run");
 }

@@ -42,6 +42,7 @@ fn schbench(next_buddy: bool) -> SimConfig {
             wake_ns: 3_298,
             migrate_ns: 0,
             sleep_ns: 0,
+            tick_ns: 0,
         },
         preempt: PreemptModel::Lazy,
         tasks: vec![sb],

@@ -96,6 +96,7 @@ fn service_error_stays_bounded() {
         wake_ns: 0,
         migrate_ns: 0,
         sleep_ns: 0,
+        tick_ns: 0,
     };
     c.tasks = vec![
         hog("a", 0, Some(3 * MS)),
@@ -463,6 +464,7 @@ fn a_thread_starts_by_a_wakeup_with_a_full_slice() {
         wake_ns: 0,
         migrate_ns: 0,
         sleep_ns: 0,
+        tick_ns: 0,
     };
     let mut sim = eevdf_sim::Sim::new(c);
     sim.record_trace();

@@ -37,6 +37,7 @@ fn a_sender_pays_for_each_reader_it_wakes() {
         wake_ns: 3 * US,
         migrate_ns: 0,
         sleep_ns: 0,
+        tick_ns: 0,
     };
     let mut c = one_cpu(&[], costs);
     c.tasks = vec![TaskSpec::new(
@@ -91,6 +92,7 @@ fn periodic_cpu_ns(wake_ns: u64) -> (u64, u64) {
         wake_ns,
         migrate_ns: 0,
         sleep_ns: 0,
+        tick_ns: 0,
     };
     // The timer task never preempts (NO_WAKEUP_PREEMPTION) and the
     // periodic task's slice outlasts its burst: the timer's interrupts

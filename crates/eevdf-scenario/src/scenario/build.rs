@@ -20,10 +20,10 @@ pub(super) struct Builder {
     pub(super) seen: Vec<(String, usize)>,
     pub(super) tasks: Vec<TaskPos>,
     pub(super) group_lines: Vec<usize>,
-    /// `costs` keys given explicitly (switch, wake, migrate); the others
-    /// are the machine's defaults, applied in `finish` (`machine` may
-    /// come after `costs`).
-    pub(super) explicit_costs: [Option<Nanos>; 4],
+    /// `costs` keys given explicitly (switch, wake, migrate, sleep,
+    /// tick); the others are the machine's defaults, applied in `finish`
+    /// (`machine` may come after `costs`).
+    pub(super) explicit_costs: [Option<Nanos>; 5],
 }
 
 impl Builder {
@@ -37,6 +37,7 @@ impl Builder {
             explicit(c.wake_ns, d.wake_ns),
             explicit(c.migrate_ns, d.migrate_ns),
             explicit(c.sleep_ns, d.sleep_ns),
+            explicit(c.tick_ns, d.tick_ns),
         ];
         Builder {
             sc,
@@ -391,12 +392,13 @@ impl Builder {
             self.sc.preempt = Some(PreemptModel::Full);
         }
         let d = self.sc.machine.default_costs();
-        let [switch, wake, migrate, sleep] = self.explicit_costs;
+        let [switch, wake, migrate, sleep, tick] = self.explicit_costs;
         self.sc.sim.costs = Costs {
             switch_ns: switch.unwrap_or(d.switch_ns),
             wake_ns: wake.unwrap_or(d.wake_ns),
             migrate_ns: migrate.unwrap_or(d.migrate_ns),
             sleep_ns: sleep.unwrap_or(d.sleep_ns),
+            tick_ns: tick.unwrap_or(d.tick_ns),
         };
         let sim = &self.sc.sim;
         if sim.warmup_ns >= sim.duration_ns {

@@ -187,31 +187,35 @@ fn read_preempt(b: &mut Builder, line: usize, toks: &[Tok<'_>]) -> Result<(), Pa
 /// The `features` lines: tokens in canonical order, wrapped at
 /// [`MAX_COLUMNS`].
 fn print_features(sc: &Scenario, lines: &mut Vec<String>) {
+    push_wrapped("features", &sc.features.canonical_tokens(), lines);
+}
+
+/// `head` and the words, as many lines of `head word ...` as fit in
+/// [`MAX_COLUMNS`]; none without words.
+fn push_wrapped(head: &str, words: &[String], lines: &mut Vec<String>) {
     let mut cur = String::new();
-    for t in sc.features.canonical_tokens() {
+    for t in words {
         if !cur.is_empty() && cur.chars().count() + 1 + t.chars().count() > MAX_COLUMNS {
             lines.push(std::mem::take(&mut cur));
         }
         if cur.is_empty() {
-            cur.push_str("features");
+            cur.push_str(head);
         }
         cur.push(' ');
-        cur.push_str(&t);
+        cur.push_str(t);
     }
     if !cur.is_empty() {
         lines.push(cur);
     }
 }
 
-/// A `sysctl` or `costs` line of the keys that print, if any.
+/// The `sysctl` or `costs` lines of the keys that print, if any.
 fn print_keys(name: &str, keys: &[SubKey], sc: &Scenario, lines: &mut Vec<String>) {
     let kvs: Vec<String> = keys
         .iter()
         .filter_map(|k| (k.print)(sc).map(|v| format!("{}={v}", k.name)))
         .collect();
-    if !kvs.is_empty() {
-        lines.push(format!("{name} {}", kvs.join(" ")));
-    }
+    push_wrapped(name, &kvs, lines);
 }
 
 /// Every directive, in the canonical text's order.
@@ -220,7 +224,7 @@ pub const DIRECTIVES: &[Directive] = &[
         name: "engine",
         value: "X.Y",
         default: ENGINE_VERSION,
-        example: "engine 0.9",
+        example: "engine 0.10",
         help: "The engine version the text was made with; this engine runs it and notes the difference (CHANGELOG.md lists what changed).",
         settable: true,
         keys: &[],
@@ -466,7 +470,7 @@ pub const COST_KEYS: &[SubKey] = &[
         value: "0-1s",
         default: "the machine's",
         example: "switch=1us",
-        help: "A context switch: from the switch to the incoming task's first instruction (counted in its wakeup latency).",
+        help: "A context switch, up to the incoming task's first instruction (part of its wakeup latency).",
         read: |b, line, kv| cost_read(b, line, kv, 0),
         print: |sc| cost_print(sc.sim.costs.switch_ns, sc.machine.default_costs().switch_ns),
     },
@@ -475,7 +479,7 @@ pub const COST_KEYS: &[SubKey] = &[
         value: "0-1s",
         default: "the machine's",
         example: "wake=4us",
-        help: "The wakeup path: from the wake call or timer interrupt to the wakee's enqueue (IPI, ttwu); the waker spends it too.",
+        help: "The wakeup path, from the wake call or timer interrupt to the enqueue; the waker pays it too.",
         read: |b, line, kv| cost_read(b, line, kv, 1),
         print: |sc| cost_print(sc.sim.costs.wake_ns, sc.machine.default_costs().wake_ns),
     },
@@ -493,9 +497,18 @@ pub const COST_KEYS: &[SubKey] = &[
         value: "0-1s",
         default: "the machine's (0 unless measured)",
         example: "sleep=3us",
-        help: "CPU a timer or periodic task spends per activation in its timed sleep (clock_nanosleep, the hrtimer, the way into schedule()).",
+        help: "CPU a timer or periodic task spends in each timed sleep (clock_nanosleep).",
         read: |b, line, kv| cost_read(b, line, kv, 3),
         print: |sc| cost_print(sc.sim.costs.sleep_ns, sc.machine.default_costs().sleep_ns),
+    },
+    SubKey {
+        name: "tick",
+        value: "0-1s",
+        default: "the machine's (0 unless measured)",
+        example: "tick=15us",
+        help: "CPU each tick's interrupt takes from the task it interrupts.",
+        read: |b, line, kv| cost_read(b, line, kv, 4),
+        print: |sc| cost_print(sc.sim.costs.tick_ns, sc.machine.default_costs().tick_ns),
     },
 ];
 

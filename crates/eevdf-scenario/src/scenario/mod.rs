@@ -28,9 +28,11 @@
 //! keeps them integral. Every error is a [`ParseError`] pointing at the
 //! offending token.
 //!
-//! `costs` keys: `switch`, `wake`, `migrate` and `sleep` (a timer or
-//! periodic task's own CPU per activation beyond its `run`; default 0,
-//! so older texts keep their results), as [`eevdf_sim::Costs`] has them.
+//! `costs` keys: `switch`, `wake`, `migrate`, `sleep` (a timer or
+//! periodic task's own CPU per activation beyond its `run`) and `tick`
+//! (the tick's interrupt, taken from the task it interrupts), as
+//! [`eevdf_sim::Costs`] has them; `sleep` and `tick` default to 0, so
+//! older texts keep their results.
 //!
 //! `warmup` (default 0, so every older text keeps its results) leaves
 //! wakeups that began before it out of the latency statistics, in the
@@ -51,7 +53,7 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
-pub const ENGINE_VERSION: &str = "0.9";
+pub const ENGINE_VERSION: &str = "0.10";
 
 /// `engine` (a checked `X.Y`) is older than `major.minor`.
 pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {

@@ -135,7 +135,7 @@ prop_compose! {
         preempt in prop::option::of(prop::sample::select(PreemptModel::ALL.to_vec())),
         tokens in prop::collection::vec(prop::sample::select(TOKENS), 0..16),
         sysctl in (prop::option::of(US..=S), prop::option::of(0..=S)),
-        costs in prop::option::of((dur(0, S), dur(0, S), dur(0, S), dur(0, S))),
+        costs in prop::option::of((dur(0, S), dur(0, S), dur(0, S), dur(0, S), dur(0, S))),
         groups in prop::collection::vec((1u32..=10_000, any::<bool>(), "[a-zA-Z0-9_-]{1,8}"), 0..=2),
         tasks in prop::collection::vec(raw_task(), 1..=5),
     ) -> Scenario {
@@ -156,8 +156,8 @@ prop_compose! {
         s.preempt = preempt;
         s.sim.sysctl.base_slice_ns = sysctl.0;
         s.sim.sysctl.migration_cost_ns = sysctl.1;
-        if let Some((switch_ns, wake_ns, migrate_ns, sleep_ns)) = costs {
-            s.sim.costs = Costs { switch_ns, wake_ns, migrate_ns, sleep_ns };
+        if let Some((switch_ns, wake_ns, migrate_ns, sleep_ns, tick_ns)) = costs {
+            s.sim.costs = Costs { switch_ns, wake_ns, migrate_ns, sleep_ns, tick_ns };
         }
         for (i, (weight, idle, name)) in groups.into_iter().enumerate() {
             s.sim.groups.push(GroupSpec { path: format!("/{name}{i}"), weight, idle });

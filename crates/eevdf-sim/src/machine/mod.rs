@@ -59,11 +59,14 @@ enum Ev {
         gen: u64,
     },
     /// A delayed reschedule becomes effective (preemption models), at
-    /// the return to user or, `in_kernel`, at a `might_resched()`.
+    /// the return to user or, `in_kernel`, at a `might_resched()`;
+    /// `after_irq`, at the end of an interrupt, where it is decided
+    /// again for the code the interrupt returns to.
     ReschedPoint {
         cpu: u32,
         gen: u64,
         in_kernel: bool,
+        after_irq: bool,
     },
     HrTick {
         cpu: u32,
@@ -174,6 +177,11 @@ struct Cpu {
     /// When that wakeup work, or an interrupt's, ends: until then no
     /// reschedule takes the CPU (`honour_resched`).
     wakes_end: Nanos,
+    /// When the interrupt time `steal_time` charged ends. The interrupt
+    /// returns to user or kernel code, so a reschedule that waited for
+    /// it is decided there again (a lazy one waits for the return to
+    /// user), unlike one after a waker's own `try_to_wake_up()`s.
+    irq_end: Nanos,
     /// Absolute end of the running burst.
     burst_end: Nanos,
     /// `arch_scale_cpu_capacity`: how fast this CPU does work (1024 =
@@ -335,6 +343,7 @@ impl Sim {
                     run_start: 0,
                     owed: 0,
                     wakes_end: 0,
+                    irq_end: 0,
                     burst_end: 0,
                     capacity: u64::from(topo.capacity(c)),
                     gen: 0,
@@ -512,6 +521,9 @@ impl Sim {
                 if self.cpus[c as usize].curr.is_none() {
                     return; // NO_HZ idle: nothing to do.
                 }
+                // The interrupt's own time, before sched_tick() reads the
+                // clock: update_curr() charges it from the next update on.
+                self.steal_time(c, now, self.cfg.costs.tick_ns);
                 self.pelt_cpu(c, now);
                 if let Some(t) = self.cpus[c as usize].curr {
                     self.pelt_thread(t, now);
@@ -549,6 +561,7 @@ impl Sim {
                 cpu,
                 gen,
                 in_kernel,
+                after_irq,
             } => {
                 if self.decide_at_thaw(cpu, now) {
                     return;
@@ -560,6 +573,7 @@ impl Sim {
                         cpu,
                         gen,
                         in_kernel,
+                        after_irq,
                     };
                     self.q.schedule(now + waking, ev);
                     return;
@@ -567,6 +581,10 @@ impl Sim {
                 if self.cpus[cpu as usize].gen == gen
                     && self.cpus[cpu as usize].rq.resched.is_some()
                 {
+                    if after_irq {
+                        self.honour_resched(cpu, now);
+                        return;
+                    }
                     if in_kernel {
                         self.cpus[cpu as usize].preemption = Preemption::MightResched;
                     }

@@ -52,7 +52,9 @@ impl Sim {
             }
             self.switch(cpu, now);
         } else {
-            let gen = self.cpus[cpu as usize].gen;
+            let c = &self.cpus[cpu as usize];
+            let gen = c.gen;
+            let after_irq = waking > 0 && c.irq_end >= c.wakes_end;
             let in_kernel = waking == 0 && delay < in_kernel;
             self.q.schedule(
                 now + delay,
@@ -60,6 +62,7 @@ impl Sim {
                     cpu,
                     gen,
                     in_kernel,
+                    after_irq,
                 },
             );
         }

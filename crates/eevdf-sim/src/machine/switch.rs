@@ -58,6 +58,7 @@ impl Sim {
         c.run_start = c.run_start.max(now).saturating_add(ns);
         // No switch inside the interrupt either.
         c.wakes_end = c.wakes_end.max(now).saturating_add(ns);
+        c.irq_end = c.irq_end.max(now).saturating_add(ns);
         if c.burst_end < FOREVER {
             c.burst_end = c.burst_end.max(now).saturating_add(ns);
             let gen = c.gen;

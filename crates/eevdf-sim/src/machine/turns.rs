@@ -195,6 +195,7 @@ impl Sim {
         };
         c.run_start = back(c.run_start);
         c.wakes_end = back(c.wakes_end);
+        c.irq_end = back(c.irq_end);
         if c.burst_end < FOREVER && c.burst_end > now {
             c.burst_end = back(c.burst_end);
             let gen = c.gen;

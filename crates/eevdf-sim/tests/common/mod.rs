@@ -47,6 +47,7 @@ pub fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
             wake_ns: WAKE_NS,
             migrate_ns: 0,
             sleep_ns: 0,
+            tick_ns: 0,
         },
         preempt,
         tasks: vec![ct, hb],
