@@ -87,7 +87,7 @@ pub struct Derived {
     /// UNIX stream socket pair.
     pub sock_send_ns: u64,
     pub sock_recv_ns: u64,
-    /// A hog's loss per local timer interrupt (no simulator key).
+    /// A hog's loss per local timer interrupt (`costs tick`).
     pub tick_ns: u64,
     /// The pipe ping-pong's leg (write, wakeup, switch, read) as
     /// measured, and as the simulator would take it with these costs
@@ -214,7 +214,7 @@ impl Calibration {
             d.slack_ns, self.default_slack_ns
         ));
         o.push_str(&format!(
-            "tick              {} ns lost per local timer interrupt (no simulator key)\n",
+            "tick              {} ns lost per local timer interrupt (`costs tick`)\n",
             d.tick_ns
         ));
         o.push_str(&format!(
@@ -231,10 +231,11 @@ impl Calibration {
         ));
         o.push_str("\nscenario keys:\n");
         o.push_str(&format!(
-            "costs switch={} wake={} sleep={}\n",
+            "costs switch={} wake={} sleep={} tick={}\n",
             dur(d.switch_ns),
             dur(d.wake_ns),
-            dur(d.sleep_ns)
+            dur(d.sleep_ns),
+            dur(d.tick_ns)
         ));
         o.push_str(&format!(
             "task hb kind=hackbench send={} recv={}\n",
@@ -263,6 +264,8 @@ pub struct GuestCosts {
     pub wake_ns: u64,
     /// A timed sleep's own CPU (`costs sleep`).
     pub sleep_ns: u64,
+    /// A tick's interrupt, lost by the task it interrupts (`costs tick`).
+    pub tick_ns: u64,
     /// hackbench's 100-byte pipe write and read.
     pub send_ns: u64,
     pub recv_ns: u64,
@@ -276,14 +279,15 @@ pub struct GuestCosts {
 /// 6.12.95+deb12, 7.2.13+deb14). Rerun it after a QEMU or kernel bump.
 /// `sleep` came later (timer loop 9,749 and 9,610 ns per period, less
 /// that run's switch, 4,763 and 5,241 ns), and the socket messages later
-/// still (`socket_write_ns`, `socket_read_ns`); the other keys are from
-/// the first run.
+/// still (`socket_write_ns`, `socket_read_ns`); `tick` (`tick_ns`) from
+/// the runs of 2026-12-06; the other keys are from the first run.
 pub const GUEST_COSTS: [GuestCosts; 2] = [
     GuestCosts {
         series: "6.12",
         switch_ns: 4_765,
         wake_ns: 3_678,
         sleep_ns: 4_986,
+        tick_ns: 6_481,
         send_ns: 2_640,
         recv_ns: 2_469,
         sock_send_ns: 5_155,
@@ -294,6 +298,7 @@ pub const GUEST_COSTS: [GuestCosts; 2] = [
         switch_ns: 5_244,
         wake_ns: 3_298,
         sleep_ns: 4_369,
+        tick_ns: 14_687,
         send_ns: 2_252,
         recv_ns: 2_042,
         sock_send_ns: 4_916,
@@ -313,9 +318,9 @@ pub fn guest_costs(release: &str) -> Option<GuestCosts> {
 
 impl GuestCosts {
     /// Charges these costs where the scenario keeps the defaults: the
-    /// machine's `switch`, `wake` and `sleep` costs, and each hackbench task's
-    /// `send` and `recv` (its pipe's or its socket's). A scenario's own
-    /// values stay.
+    /// machine's `switch`, `wake`, `sleep` and `tick` costs, and each
+    /// hackbench task's `send` and `recv` (its pipe's or its socket's).
+    /// A scenario's own values stay.
     pub fn apply(&self, sc: &mut Scenario) {
         let d = sc.machine.default_costs();
         let c = &mut sc.sim.costs;
@@ -327,6 +332,9 @@ impl GuestCosts {
         }
         if c.sleep_ns == d.sleep_ns {
             c.sleep_ns = self.sleep_ns;
+        }
+        if c.tick_ns == d.tick_ns {
+            c.tick_ns = self.tick_ns;
         }
         for t in &mut sc.sim.tasks {
             if let Workload::Hackbench {
@@ -440,7 +448,7 @@ EEVDF-GUEST-REPORT-END\n";
         );
         let t = c.render(1);
         assert!(
-            t.contains("costs switch=6us wake=14us sleep=3500ns\n"),
+            t.contains("costs switch=6us wake=14us sleep=3500ns tick=5200ns\n"),
             "{t}"
         );
         assert!(t.contains("send=2us recv=1500ns\n"), "{t}");

@@ -640,7 +640,9 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
          cyclictest's (6.12 ct-4hog: p99 57 or 980 us by seed, on both sides).\n\
          - Simulator: the same scenario with the kernel's read-back features line, \
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
-         v7.2 for 7.x), one run per seed.\n\
+         v7.2 for 7.x) and the guest's measured costs (`eevdf kernel calibrate`: switch, \
+         wakeup, a timed sleep's CPU, the tick's interrupt, hackbench's messages), one run \
+         per seed.\n\
          - Level: the simulator's median over seeds within 2x of the kernel's median over \
          seeds (p50 to p99.9; max is shown, not judged).\n\
          - Direction: for a variant whose kernel effect (variant median minus default \
