@@ -488,6 +488,10 @@ EEVDF-GUEST-REPORT-END\n";
         );
         assert!(g.sock_send_ns > g.send_ns, "a socket message costs more");
         assert!(guest_costs("7.20.1").is_none());
+        assert_eq!(sc.sim.costs.tick_ns, g.tick_ns, "the tick's interrupt");
+        let mut own = Scenario::parse("eevdf-scenario v1\ncosts tick=1us\nend\n").unwrap();
+        g.apply(&mut own);
+        assert_eq!(own.sim.costs.tick_ns, 1_000, "the scenario's own tick kept");
     }
 
     #[test]

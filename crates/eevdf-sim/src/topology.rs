@@ -76,13 +76,15 @@ pub const PRESET_NAMES: &[&str] = &[
 /// - `migrate` (never used on one CPU) keeps the default.
 ///
 /// Not costs keys: 100-byte pipe write 2080 ns and read 1912 ns
-/// (hackbench `send=2080ns recv=1912ns`), 14.8 us lost per tick.
+/// (hackbench `send=2080ns recv=1912ns`). That run also lost 14.8 us per
+/// tick; the preset keeps `tick` at 0 like `sleep` (its results predate
+/// both keys), and kernel twins charge a later run's 14,687 ns.
 /// 6.12.95+deb12-cloud-amd64 gives switch 4763 ns, wake 3678 ns.
 pub const QEMU_ICOUNT_COSTS: Costs = Costs {
     switch_ns: 5_241,
     wake_ns: 3_303,
     migrate_ns: 20_000,
-    // Not measured when the preset was made; kernel twins charge
+    // Not keys when the preset was made; kernel twins charge
     // `eevdf_kernel::calibrate::GUEST_COSTS`.
     sleep_ns: 0,
     tick_ns: 0,

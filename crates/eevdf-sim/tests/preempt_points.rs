@@ -28,7 +28,8 @@ fn trace_of(c: SimConfig) -> Trace {
     sim.take_trace()
 }
 
-/// How hackbench threads left the CPU: (`R`, `R+`, `D`).
+/// How the threads other than cyclictest (hackbench's, or hogs) left
+/// the CPU: (`R`, `R+`, `D`).
 fn hackbench_switch_states(t: &Trace) -> (usize, usize, usize) {
     let ct = t.tasks.iter().position(|k| k.comm == "ct");
     let mut n = (0, 0, 0);

@@ -28,7 +28,9 @@ impl Sim {
         }
         // `try_to_wake_up()` holds `p->pi_lock` with interrupts off: no
         // model preempts a waker inside it, and its syscall returns to
-        // user right after (the write that woke a reader).
+        // user right after (the write that woke a reader). An interrupt
+        // that ends last (`irq_end`) returns to where it came from, so
+        // the request is decided again there (`after_irq`).
         let waking = self.wakeup_work_left(cpu, now);
         let in_kernel = self.kernel_left(cpu, tid, now);
         let delay = if waking > 0 {

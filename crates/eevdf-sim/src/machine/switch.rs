@@ -316,6 +316,8 @@ impl Sim {
         } else {
             0
         };
+        // An interrupt does not outlast the switch that ended it.
+        c.irq_end = c.irq_end.min(from);
         from.saturating_add(owed)
     }
 }

@@ -1,5 +1,6 @@
 //! The ct-hackbench row of docs/fidelity.md as a `SimConfig`, with the
-//! 7.2 guest's measured costs (`calibrate::GUEST_COSTS`): cyclictest
+//! 7.2 guest's measured switch, wake and message costs
+//! (`calibrate::GUEST_COSTS`; no `sleep` or `tick` cost): cyclictest
 //! (1 ms, 100 us slice) against one hackbench group of 10 thread pairs
 //! over pipes, on one CPU at HZ=250, for 1 s.
 
