@@ -324,17 +324,15 @@ impl GuestCosts {
     pub fn apply(&self, sc: &mut Scenario) {
         let d = sc.machine.default_costs();
         let c = &mut sc.sim.costs;
-        if c.switch_ns == d.switch_ns {
-            c.switch_ns = self.switch_ns;
-        }
-        if c.wake_ns == d.wake_ns {
-            c.wake_ns = self.wake_ns;
-        }
-        if c.sleep_ns == d.sleep_ns {
-            c.sleep_ns = self.sleep_ns;
-        }
-        if c.tick_ns == d.tick_ns {
-            c.tick_ns = self.tick_ns;
+        for (cost, default, measured) in [
+            (&mut c.switch_ns, d.switch_ns, self.switch_ns),
+            (&mut c.wake_ns, d.wake_ns, self.wake_ns),
+            (&mut c.sleep_ns, d.sleep_ns, self.sleep_ns),
+            (&mut c.tick_ns, d.tick_ns, self.tick_ns),
+        ] {
+            if *cost == default {
+                *cost = measured;
+            }
         }
         for t in &mut sc.sim.tasks {
             if let Workload::Hackbench {
