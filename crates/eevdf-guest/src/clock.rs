@@ -1,12 +1,11 @@
 //! Clocks and sleeps in integer nanoseconds of `CLOCK_MONOTONIC` (virtual
-//! time under QEMU `-icount`), and CPU burning calibrated by the
-//! thread's own CPU clock.
-
-use std::hint::black_box;
+//! time under QEMU `-icount`), and CPU burning calibrated against it.
 
 use nix::errno::Errno;
 use nix::sys::time::TimeSpec;
 use nix::time::{clock_gettime, clock_nanosleep, ClockId, ClockNanosleepFlags};
+
+use crate::sys::spin_exact;
 
 /// Nanoseconds.
 pub type Nanos = u64;
@@ -50,43 +49,34 @@ pub fn sleep_until(at: Nanos) -> Result<(), Errno> {
     }
 }
 
-/// `n` iterations of integer work the optimiser cannot remove.
-fn spin(n: u64) {
-    let mut x = black_box(0x9e37_79b9_7f4a_7c15u64);
-    for i in 0..n {
-        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
-    }
-    black_box(x);
-}
-
 /// Burns CPU without system calls, as rt-app's calibrated loops and a
 /// plain `while (1)` do. Reading the thread's CPU clock during a burst
 /// would be a system call whose `task_sched_runtime()` runs
 /// `update_curr()`, so the kernel would see the slice end within one
 /// read instead of at the next tick (measured: ct-rtapp on 6.12 had a
-/// p99.9 of 171 us against the simulator's 3980 us). Under `-icount`
-/// an iteration always costs the same, so one calibration per process
-/// is exact.
+/// p99.9 of 171 us against the simulator's 3980 us). The loop is
+/// [`spin_exact`], whose iterations are two instructions each, so under
+/// `-icount` every iteration takes the same virtual time.
 #[derive(Debug, Clone, Copy)]
 pub struct Burner {
-    /// Iterations per millisecond of CPU time.
-    iters_per_ms: u64,
+    /// Picoseconds per `spin_exact` iteration.
+    ps_per_iter: u64,
 }
 
-static ITERS_PER_MS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+static PS_PER_ITER: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 impl Burner {
     /// The process's calibrated burner; the first call calibrates (about
-    /// 3 ms of CPU), so call it before the measured window.
+    /// 4.4 ms under `-icount`), so call it before the measured window.
     pub fn calibrated() -> Burner {
         Burner {
-            iters_per_ms: *ITERS_PER_MS.get_or_init(calibrate),
+            ps_per_iter: *PS_PER_ITER.get_or_init(calibrate),
         }
     }
 
     /// Runs `ns` of CPU work.
     pub fn burn(&self, ns: Nanos) {
-        spin(ns.saturating_mul(self.iters_per_ms) / 1_000_000);
+        spin_exact(ns.saturating_mul(1000) / self.ps_per_iter);
     }
 
     /// Spins until `CLOCK_MONOTONIC` (vDSO) reaches `t`, reading it every
@@ -98,18 +88,44 @@ impl Burner {
     }
 }
 
-/// Iterations per millisecond: the fastest of five 1 ms rounds by the
-/// thread's CPU clock (an interrupt in a round only makes it slower; the
-/// later rounds find a native CPU's clock ramped up).
+/// Rounds of each length in [`calibrate`].
+const CALIBRATION_ROUNDS: usize = 20;
+/// The long round's least length: the clock reads are small against it.
+const CALIBRATION_ROUND_NS: Nanos = 200_000;
+
+/// Picoseconds per [`spin_exact`] iteration: the shortest of
+/// [`CALIBRATION_ROUNDS`] rounds of two lengths by `CLOCK_MONOTONIC`,
+/// the long less the short. An interrupt or a preemption only lengthens
+/// a round, and the difference cancels the clock reads, so under
+/// `-icount` (where every undisturbed round of a length takes the same
+/// time) this is exact. Until the guest of 4f511025 the burner was
+/// calibrated by the thread's CPU clock, which also counts an
+/// interrupt's time and a switch's: calibrated among running threads,
+/// an rt-app burst of 8,177 us ran 8,114 us on the CPU, interrupts
+/// included (7.2.13, v2-rtapp, seed 1), and the same burst alone took
+/// 8,166 to 8,180 us by boot.
 fn calibrate() -> u64 {
-    const ROUND: u64 = 1 << 18;
-    let mut best = u64::MAX;
-    for _ in 0..5 {
-        let before = thread_cpu();
-        spin(ROUND);
-        best = best.min(thread_cpu().saturating_sub(before).max(1));
+    // 50,000 iterations take 200 us at -icount shift=1; a native CPU
+    // needs more.
+    let mut long: u64 = 50_000;
+    while timed_spin(long) < CALIBRATION_ROUND_NS && long < 1 << 40 {
+        long *= 2;
     }
-    (ROUND.saturating_mul(1_000_000) / best).clamp(1, 1 << 40)
+    let short = long / 10;
+    let (mut t_short, mut t_long) = (Nanos::MAX, Nanos::MAX);
+    for _ in 0..CALIBRATION_ROUNDS {
+        t_short = t_short.min(timed_spin(short));
+        t_long = t_long.min(timed_spin(long));
+    }
+    let ps = t_long.saturating_sub(t_short).saturating_mul(1000) / (long - short);
+    ps.clamp(1, 1 << 40)
+}
+
+/// `CLOCK_MONOTONIC` time of `spin_exact(n)`.
+fn timed_spin(n: u64) -> Nanos {
+    let t0 = now();
+    spin_exact(n);
+    now().saturating_sub(t0)
 }
 
 #[cfg(test)]
