@@ -85,6 +85,18 @@ pub struct Costs {
     pub tick_ns: Nanos,
 }
 
+impl Costs {
+    /// No costs at all: hand-worked examples, and a base for tests that
+    /// set one or two (`Costs { wake_ns: 3_000, ..Costs::ZERO }`).
+    pub const ZERO: Costs = Costs {
+        switch_ns: 0,
+        wake_ns: 0,
+        migrate_ns: 0,
+        sleep_ns: 0,
+        tick_ns: 0,
+    };
+}
+
 impl Default for Costs {
     fn default() -> Self {
         Costs {

@@ -224,3 +224,28 @@ fn a_tick_takes_its_time_from_the_task_it_interrupts() {
     let extra = mean_hold(10_000) - mean_hold(0);
     assert!((20_000..=30_000).contains(&extra), "{extra} ns a run");
 }
+
+/// The same two hogs in user code: the tick's lazy request is taken
+/// where its interrupt returns to user mode, at every tick (250 `R`
+/// switches in 1 s), with or without the interrupt's time. (Held for the
+/// next tick's upgrade, as for kernel code, they would switch half as
+/// often, as `R+`.)
+#[test]
+fn an_interrupt_returning_to_user_code_takes_a_lazy_request() {
+    let states = |tick_ns| {
+        let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
+        let mut fs = FeatureSet::new(Profile::V7_2);
+        fs.apply("NO_HRTICK").unwrap();
+        c.features = fs.features;
+        let mut hog = TaskSpec::new("hog", Workload::Hog);
+        hog.count = 2;
+        hog.kernel_pct = Some(0);
+        c.tasks = vec![hog];
+        c.costs.tick_ns = tick_ns;
+        hackbench_switch_states(&trace_of(c))
+    };
+    let (r, r_plus, d) = states(0);
+    assert_eq!((r_plus, d), (0, 0));
+    assert!((245..=255).contains(&r), "R {r}");
+    assert_eq!(states(10_000), (r, 0, 0));
+}

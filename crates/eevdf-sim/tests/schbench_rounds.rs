@@ -40,9 +40,7 @@ fn schbench(next_buddy: bool) -> SimConfig {
         costs: Costs {
             switch_ns: 5_244,
             wake_ns: 3_298,
-            migrate_ns: 0,
-            sleep_ns: 0,
-            tick_ns: 0,
+            ..Costs::ZERO
         },
         preempt: PreemptModel::Lazy,
         tasks: vec![sb],

@@ -91,13 +91,7 @@ fn service_error_stays_bounded() {
     // Invariant 10/11: |service_i(T) - T*w_i/W| stays bounded (by about a
     // slice plus a tick), not growing with T.
     let mut c = cfg(1, 1000, 20, &[]);
-    c.costs = Costs {
-        switch_ns: 0,
-        wake_ns: 0,
-        migrate_ns: 0,
-        sleep_ns: 0,
-        tick_ns: 0,
-    };
+    c.costs = Costs::ZERO;
     c.tasks = vec![
         hog("a", 0, Some(3 * MS)),
         hog("b", 2, None),
@@ -459,13 +453,7 @@ fn a_thread_starts_by_a_wakeup_with_a_full_slice() {
     let mut c = cfg(1, 1000, 1, &["NO_HRTICK"]);
     c.sysctl.base_slice_ns = Some(3 * MS);
     c.tasks = vec![hog("a", 0, None), hog("b", 0, None)];
-    c.costs = Costs {
-        switch_ns: 0,
-        wake_ns: 0,
-        migrate_ns: 0,
-        sleep_ns: 0,
-        tick_ns: 0,
-    };
+    c.costs = Costs::ZERO;
     let mut sim = eevdf_sim::Sim::new(c);
     sim.record_trace();
     sim.run_until(20 * MS);

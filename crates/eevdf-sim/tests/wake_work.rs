@@ -35,9 +35,7 @@ fn a_sender_pays_for_each_reader_it_wakes() {
     let costs = Costs {
         switch_ns: US,
         wake_ns: 3 * US,
-        migrate_ns: 0,
-        sleep_ns: 0,
-        tick_ns: 0,
+        ..Costs::ZERO
     };
     let mut c = one_cpu(&[], costs);
     c.tasks = vec![TaskSpec::new(
@@ -88,11 +86,8 @@ fn a_sender_pays_for_each_reader_it_wakes() {
 
 fn periodic_cpu_ns(wake_ns: u64) -> (u64, u64) {
     let costs = Costs {
-        switch_ns: 0,
         wake_ns,
-        migrate_ns: 0,
-        sleep_ns: 0,
-        tick_ns: 0,
+        ..Costs::ZERO
     };
     // The timer task never preempts (NO_WAKEUP_PREEMPTION) and the
     // periodic task's slice outlasts its burst: the timer's interrupts

@@ -58,15 +58,12 @@ enum Ev {
         cpu: u32,
         gen: u64,
     },
-    /// A delayed reschedule becomes effective (preemption models), at
-    /// the return to user or, `in_kernel`, at a `might_resched()`;
-    /// `after_irq`, at the end of an interrupt, where it is decided
-    /// again for the code the interrupt returns to.
+    /// A delayed reschedule becomes effective (preemption models) at
+    /// `at`.
     ReschedPoint {
         cpu: u32,
         gen: u64,
-        in_kernel: bool,
-        after_irq: bool,
+        at: ReschedAt,
     },
     HrTick {
         cpu: u32,
@@ -103,6 +100,17 @@ enum Ev {
     Thaw {
         cpu: u32,
     },
+}
+
+/// Where a delayed reschedule is taken (`Ev::ReschedPoint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReschedAt {
+    /// The return to user mode (a syscall's exit).
+    ReturnToUser,
+    /// A `might_resched()` in kernel code (voluntary).
+    MightResched,
+    /// The end of an interrupt: decided again for the code it returns to.
+    IrqEnd,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -557,38 +565,28 @@ impl Sim {
                 }
                 self.burst_end(cpu, now);
             }
-            Ev::ReschedPoint {
-                cpu,
-                gen,
-                in_kernel,
-                after_irq,
-            } => {
+            Ev::ReschedPoint { cpu, gen, at } => {
                 if self.decide_at_thaw(cpu, now) {
                     return;
                 }
                 let waking = self.wakeup_work_left(cpu, now);
                 if waking > 0 {
                     // An interrupt pushed the wakeups' end later.
-                    let ev = Ev::ReschedPoint {
-                        cpu,
-                        gen,
-                        in_kernel,
-                        after_irq,
-                    };
+                    let ev = Ev::ReschedPoint { cpu, gen, at };
                     self.q.schedule(now + waking, ev);
                     return;
                 }
                 if self.cpus[cpu as usize].gen == gen
                     && self.cpus[cpu as usize].rq.resched.is_some()
                 {
-                    if after_irq {
-                        self.honour_resched(cpu, now);
-                        return;
+                    match at {
+                        ReschedAt::IrqEnd => self.honour_resched(cpu, now),
+                        ReschedAt::MightResched => {
+                            self.cpus[cpu as usize].preemption = Preemption::MightResched;
+                            self.switch(cpu, now);
+                        }
+                        ReschedAt::ReturnToUser => self.switch(cpu, now),
                     }
-                    if in_kernel {
-                        self.cpus[cpu as usize].preemption = Preemption::MightResched;
-                    }
-                    self.switch(cpu, now);
                 }
             }
             Ev::HrTick { cpu, gen } => {

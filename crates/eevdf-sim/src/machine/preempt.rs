@@ -30,7 +30,7 @@ impl Sim {
         // model preempts a waker inside it, and its syscall returns to
         // user right after (the write that woke a reader). An interrupt
         // that ends last (`irq_end`) returns to where it came from, so
-        // the request is decided again there (`after_irq`).
+        // the request is decided again there (`ReschedAt::IrqEnd`).
         let waking = self.wakeup_work_left(cpu, now);
         let in_kernel = self.kernel_left(cpu, tid, now);
         let delay = if waking > 0 {
@@ -56,17 +56,19 @@ impl Sim {
         } else {
             let c = &self.cpus[cpu as usize];
             let gen = c.gen;
-            let after_irq = waking > 0 && c.irq_end >= c.wakes_end;
-            let in_kernel = waking == 0 && delay < in_kernel;
-            self.q.schedule(
-                now + delay,
-                Ev::ReschedPoint {
-                    cpu,
-                    gen,
-                    in_kernel,
-                    after_irq,
-                },
-            );
+            let at = if waking > 0 {
+                if c.irq_end >= c.wakes_end {
+                    ReschedAt::IrqEnd
+                } else {
+                    ReschedAt::ReturnToUser
+                }
+            } else if delay < in_kernel {
+                ReschedAt::MightResched
+            } else {
+                ReschedAt::ReturnToUser
+            };
+            self.q
+                .schedule(now + delay, Ev::ReschedPoint { cpu, gen, at });
         }
     }
 

@@ -54,15 +54,26 @@ impl Sim {
             return;
         }
         self.account_running(cpu, now);
+        // No switch inside the interrupt either (`wakes_end`, `irq_end`).
+        self.move_run_times(cpu, |t| t.max(now).saturating_add(ns));
+    }
+
+    /// Moves the running thread's times on `cpu` by `f` (an interrupt's
+    /// time charged or given back): where its work resumes, the ends of
+    /// its wakeups and of the interrupt, and its burst's end, whose
+    /// event follows (the one it replaces turns stale).
+    pub(super) fn move_run_times(&mut self, cpu: u32, f: impl Fn(Nanos) -> Nanos) {
         let c = &mut self.cpus[cpu as usize];
-        c.run_start = c.run_start.max(now).saturating_add(ns);
-        // No switch inside the interrupt either.
-        c.wakes_end = c.wakes_end.max(now).saturating_add(ns);
-        c.irq_end = c.irq_end.max(now).saturating_add(ns);
+        c.run_start = f(c.run_start);
+        c.wakes_end = f(c.wakes_end);
+        c.irq_end = f(c.irq_end);
         if c.burst_end < FOREVER {
-            c.burst_end = c.burst_end.max(now).saturating_add(ns);
-            let gen = c.gen;
-            self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+            let end = f(c.burst_end);
+            if end != c.burst_end {
+                c.burst_end = end;
+                let gen = c.gen;
+                self.q.schedule(end, Ev::BurstEnd { cpu, gen });
+            }
         }
     }
 

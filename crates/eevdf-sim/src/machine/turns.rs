@@ -20,7 +20,7 @@
 //! standstill is given back (`unsteal_time`). An idle vCPU that turns
 //! busy waits for the turn.
 
-use super::{Ev, Sim, FOREVER};
+use super::{Ev, Sim};
 use crate::config::Nanos;
 
 /// `TCG_KICK_PERIOD`: QEMU's round-robin kick timer, the deadline when
@@ -182,27 +182,18 @@ impl Sim {
     /// will not happen (a vCPU turn ended early): the work resumes, and
     /// a reschedule waits, that much less.
     fn unsteal_time(&mut self, cpu: u32, now: Nanos, ns: Nanos) {
-        let c = &mut self.cpus[cpu as usize];
-        if c.curr.is_none() {
+        if self.cpus[cpu as usize].curr.is_none() {
             return;
         }
-        let back = |t: Nanos| {
+        // The later BurstEnd is stale by then: `Ev::BurstEnd` checks the
+        // burst's end.
+        self.move_run_times(cpu, |t| {
             if t > now {
                 t.saturating_sub(ns).max(now)
             } else {
                 t
             }
-        };
-        c.run_start = back(c.run_start);
-        c.wakes_end = back(c.wakes_end);
-        c.irq_end = back(c.irq_end);
-        if c.burst_end < FOREVER && c.burst_end > now {
-            c.burst_end = back(c.burst_end);
-            let gen = c.gen;
-            // The later BurstEnd is stale by then: the burst's end moves
-            // the generation on.
-            self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
-        }
+        });
         if self.cpus[cpu as usize].rq.resched.is_some() {
             self.honour_resched(cpu, now);
         }

@@ -46,9 +46,7 @@ pub fn ct_hackbench(profile: Profile, preempt: PreemptModel) -> SimConfig {
         costs: Costs {
             switch_ns: 5_244,
             wake_ns: WAKE_NS,
-            migrate_ns: 0,
-            sleep_ns: 0,
-            tick_ns: 0,
+            ..Costs::ZERO
         },
         preempt,
         tasks: vec![ct, hb],
