@@ -107,12 +107,19 @@ fn a_burst_burns_its_whole_run_beside_other_threads() {
     assert_eq!(bursts.len(), 2, "two rt-app tasks: {:?}", bursts.keys());
     for (pid, mut b) in bursts {
         // The first and last bursts may be cut by the window.
-        assert!(b.len() > 60, "rt pid {pid}: {} bursts", b.len());
+        // About 75 whole bursts in 2 s; fewer if they overlap.
+        assert!(b.len() > 40, "rt pid {pid}: {} bursts", b.len());
         b.sort_unstable();
         let median = b[b.len() / 2];
         assert!(
             (8_177..=8_300).contains(&median),
             "rt pid {pid}: a burst of 8177 us held the CPU {median} us at the median"
+        );
+        // The trace's microseconds round each switch.
+        assert!(
+            b[0] >= 8_170,
+            "rt pid {pid}: a burst held the CPU {} us",
+            b[0]
         );
     }
 }
@@ -134,7 +141,7 @@ fn rt_bursts_us(trace: &str) -> std::collections::BTreeMap<u32, Vec<u64>> {
             .and_then(|t| t.parse().ok())
             .expect("a timestamp");
         let prev = field(l, "prev_pid=").and_then(|p| p.parse::<u32>().ok());
-        if field(l, "prev_comm=").is_some_and(|c| c.starts_with("rt")) {
+        if field(l, "prev_comm=").is_some_and(|c| c.starts_with("rt.")) {
             let pid = prev.expect("prev_pid");
             let e = on.entry(pid).or_insert((f64::NAN, -1.0));
             if e.1 >= 0.0 {
@@ -147,7 +154,7 @@ fn rt_bursts_us(trace: &str) -> std::collections::BTreeMap<u32, Vec<u64>> {
                 e.1 = 0.0;
             }
         }
-        if field(l, "next_comm=").is_some_and(|c| c.starts_with("rt")) {
+        if field(l, "next_comm=").is_some_and(|c| c.starts_with("rt.")) {
             let pid = field(l, "next_pid=")
                 .and_then(|p| p.parse().ok())
                 .expect("next_pid");

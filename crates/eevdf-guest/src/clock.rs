@@ -67,7 +67,7 @@ static PS_PER_ITER: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 impl Burner {
     /// The process's calibrated burner; the first call calibrates (about
-    /// 4.4 ms under `-icount`), so call it before the measured window.
+    /// 4.6 ms under `-icount`), so call it before the measured window.
     pub fn calibrated() -> Burner {
         Burner {
             ps_per_iter: *PS_PER_ITER.get_or_init(calibrate),
@@ -98,12 +98,12 @@ const CALIBRATION_ROUND_NS: Nanos = 200_000;
 /// the long less the short. An interrupt or a preemption only lengthens
 /// a round, and the difference cancels the clock reads, so under
 /// `-icount` (where every undisturbed round of a length takes the same
-/// time) this is exact. Until the guest of 4f511025 the burner was
+/// time) this is exact. Through 4f511025's guest the burner was
 /// calibrated by the thread's CPU clock, which also counts an
 /// interrupt's time and a switch's: calibrated among running threads,
-/// an rt-app burst of 8,177 us ran 8,114 us on the CPU, interrupts
-/// included (7.2.13, v2-rtapp, seed 1), and the same burst alone took
-/// 8,166 to 8,180 us by boot.
+/// an rt-app burst of 8,177 us held the CPU 8,114 us, interrupts
+/// included (7.2.13, v2-rtapp, seed 1, traced); alone it held it 8,180
+/// to 8,193 us, by boot.
 fn calibrate() -> u64 {
     // 50,000 iterations take 200 us at -icount shift=1; a native CPU
     // needs more.

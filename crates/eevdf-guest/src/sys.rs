@@ -87,7 +87,7 @@ pub fn spin_exact(n: u64) {
     }
 }
 
-/// Elsewhere: a loop of unknown length per iteration (not calibrated).
+/// Elsewhere: a loop of unknown length per iteration (`Burner` calibrates it).
 #[cfg(not(target_arch = "x86_64"))]
 pub fn spin_exact(n: u64) {
     for i in 0..n {

@@ -121,13 +121,13 @@ fn periodic_activations_relative_and_absolute() {
         "duration 1s\ntask rt kind=periodic run=1ms sleep=9ms\n",
     );
     let n = samples(&r.threads[0]);
-    // Each cycle is at least 10 ms (run + sleep + wakeup).
+    // Each cycle is at least the 9 ms sleep (10 ms with an exact run).
     let low = if busy { 50 } else { 85 };
-    assert!((low..=101).contains(&n), "{n}");
-    // The calibrated burner may run short on a native host (see the
-    // schbench test): CI once burnt 95.5 ms for 98 runs of 1 ms.
+    assert!((low..=112).contains(&n), "{n}");
+    // The burner may run short on a native host (see the schbench
+    // test): CI once burnt 95.5 ms for 98 runs of 1 ms.
     assert!(
-        r.threads[0].cpu_ns >= (n - 1) * 500_000,
+        r.threads[0].cpu_ns >= (n - 1) * 250_000,
         "{:?}",
         r.threads[0]
     );
@@ -216,11 +216,13 @@ fn schbench_requests_take_at_least_their_work() {
     assert!(sb.requests > 100, "{sb:?}");
     let n: u64 = sb.request_latency.iter().map(|b| b.1).sum();
     assert_eq!(n, sb.requests);
-    // The burner is calibrated once per process and reads no clock
-    // inside a burst (exact under -icount); a native host changes speed
-    // after the calibration, so allow it to run short by half.
+    // The burner is calibrated once per process by the wall clock and
+    // reads no clock inside a burst: exact under -icount (`make
+    // test-kernel` holds it), but a loaded native host disturbs the
+    // calibration's rounds and changes speed after it (a 200 us request
+    // once took 96 us here), so allow it to run short by three quarters.
     assert!(
-        sb.request_latency[0].0 >= 100_000,
+        sb.request_latency[0].0 >= 50_000,
         "{:?}",
         sb.request_latency[0]
     );

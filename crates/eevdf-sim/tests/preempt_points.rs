@@ -170,19 +170,7 @@ fn full_stops_hackbench_anywhere_in_the_kernel() {
 /// switches, all `R`.)
 #[test]
 fn an_interrupt_returns_to_the_code_it_interrupted() {
-    let states = |tick_ns| {
-        let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
-        let mut fs = FeatureSet::new(Profile::V7_2);
-        fs.apply("NO_HRTICK").unwrap();
-        c.features = fs.features;
-        let mut hog = TaskSpec::new("hog", Workload::Hog);
-        hog.count = 2;
-        hog.kernel_pct = Some(100);
-        hog.ksection_ns = Some(10 * c.duration_ns);
-        c.tasks = vec![hog];
-        c.costs.tick_ns = tick_ns;
-        hackbench_switch_states(&trace_of(c))
-    };
+    let states = |tick_ns| two_hogs_lazy(true, tick_ns);
     let (r, r_plus, d) = states(0);
     assert_eq!((r, d), (0, 0));
     // One switch every other tick: 125 in 1 s at HZ 250.
@@ -232,20 +220,30 @@ fn a_tick_takes_its_time_from_the_task_it_interrupts() {
 /// often, as `R+`.)
 #[test]
 fn an_interrupt_returning_to_user_code_takes_a_lazy_request() {
-    let states = |tick_ns| {
-        let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
-        let mut fs = FeatureSet::new(Profile::V7_2);
-        fs.apply("NO_HRTICK").unwrap();
-        c.features = fs.features;
-        let mut hog = TaskSpec::new("hog", Workload::Hog);
-        hog.count = 2;
-        hog.kernel_pct = Some(0);
-        c.tasks = vec![hog];
-        c.costs.tick_ns = tick_ns;
-        hackbench_switch_states(&trace_of(c))
-    };
+    let states = |tick_ns| two_hogs_lazy(false, tick_ns);
     let (r, r_plus, d) = states(0);
     assert_eq!((r_plus, d), (0, 0));
     assert!((245..=255).contains(&r), "R {r}");
     assert_eq!(states(10_000), (r, 0, 0));
+}
+
+/// The switch states (`R`, `R+`, `D`) of two hogs on one CPU under lazy
+/// without HRTICK, for 1 s: in kernel code all the time (`in_kernel`) or
+/// in user code, with the tick's interrupt taking `tick_ns`.
+fn two_hogs_lazy(in_kernel: bool, tick_ns: u64) -> (usize, usize, usize) {
+    let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
+    let mut fs = FeatureSet::new(Profile::V7_2);
+    fs.apply("NO_HRTICK").unwrap();
+    c.features = fs.features;
+    let mut hog = TaskSpec::new("hog", Workload::Hog);
+    hog.count = 2;
+    if in_kernel {
+        hog.kernel_pct = Some(100);
+        hog.ksection_ns = Some(10 * c.duration_ns);
+    } else {
+        hog.kernel_pct = Some(0);
+    }
+    c.tasks = vec![hog];
+    c.costs.tick_ns = tick_ns;
+    hackbench_switch_states(&trace_of(c))
 }

@@ -185,8 +185,8 @@ impl Sim {
         if self.cpus[cpu as usize].curr.is_none() {
             return;
         }
-        // The later BurstEnd is stale by then: `Ev::BurstEnd` checks the
-        // burst's end.
+        // The later BurstEnd is stale by then: the burst's end moves the
+        // generation on.
         self.move_run_times(cpu, |t| {
             if t > now {
                 t.saturating_sub(ns).max(now)
