@@ -7,6 +7,7 @@
 //! Nothing here compares with committed kernel numbers (the archive
 //! moves), but the committed references must name the guest built here.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -126,39 +127,42 @@ fn a_burst_burns_its_whole_run_beside_other_threads() {
 
 /// Each `rt` task's on-CPU time per burst (us, whole bursts only: from
 /// the first sleep on), from the trace's `sched_switch` lines.
-fn rt_bursts_us(trace: &str) -> std::collections::BTreeMap<u32, Vec<u64>> {
+fn rt_bursts_us(trace: &str) -> BTreeMap<u32, Vec<u64>> {
     let field = |l: &str, key: &str| -> Option<String> {
         let at = l.find(key)? + key.len();
         Some(l[at..].split_whitespace().next()?.to_string())
     };
-    let mut on: std::collections::BTreeMap<u32, (f64, f64)> = Default::default();
-    let mut out: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
+    let rt_pid = |l: &str, side: &str| -> Option<u32> {
+        let comm = field(l, &format!("{side}_comm="))?;
+        let pid = field(l, &format!("{side}_pid="))?;
+        comm.starts_with("rt.").then(|| pid.parse().expect("a pid"))
+    };
+    // Per pid: when it last went on the CPU, and the time held in the
+    // current burst (`None` until its first sleep: a cut burst).
+    let mut since: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut held: BTreeMap<u32, Option<u64>> = BTreeMap::new();
+    let mut out: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
     for l in trace.lines().filter(|l| l.contains(" sched_switch: ")) {
-        let ts: f64 = l
+        // "SECONDS.MICROSECONDS: sched_switch: ..." in us.
+        let us: u64 = l
             .split(": sched_switch")
             .next()
             .and_then(|h| h.split_whitespace().last())
+            .map(|t| t.replace('.', ""))
             .and_then(|t| t.parse().ok())
             .expect("a timestamp");
-        let prev = field(l, "prev_pid=").and_then(|p| p.parse::<u32>().ok());
-        if field(l, "prev_comm=").is_some_and(|c| c.starts_with("rt.")) {
-            let pid = prev.expect("prev_pid");
-            let e = on.entry(pid).or_insert((f64::NAN, -1.0));
-            if e.1 >= 0.0 {
-                e.1 += ts - e.0;
+        if let Some(pid) = rt_pid(l, "prev") {
+            let h = held.entry(pid).or_insert(None);
+            if let (Some(h), Some(t0)) = (h.as_mut(), since.get(&pid)) {
+                *h += us - t0;
             }
             if field(l, "prev_state=").is_some_and(|s| s.starts_with('S')) {
-                if e.1 >= 0.0 {
-                    out.entry(pid).or_default().push((e.1 * 1e6).round() as u64);
-                }
-                e.1 = 0.0;
+                out.entry(pid).or_default().extend(h.take());
+                *h = Some(0);
             }
         }
-        if field(l, "next_comm=").is_some_and(|c| c.starts_with("rt.")) {
-            let pid = field(l, "next_pid=")
-                .and_then(|p| p.parse().ok())
-                .expect("next_pid");
-            on.entry(pid).or_insert((f64::NAN, -1.0)).0 = ts;
+        if let Some(pid) = rt_pid(l, "next") {
+            since.insert(pid, us);
         }
     }
     out
