@@ -12,7 +12,10 @@
 //! writes `/tmp/twin.trace` (ftrace text) and `/tmp/twin.dec` (the
 //! decisions). A throughput reference's cell works the same way, named
 //! by its JSON line (from 0) instead of a seed:
-//! `twin tests/kernel-ref/hackbench-smp4.jsonl 20 /tmp/twin`. The twin's
+//! `twin tests/kernel-ref/hackbench-smp4.jsonl 20 /tmp/twin`. Any
+//! `eevdf kernel run --format json` result works too, named by the seed
+//! it ran (`twin run.json 1 /tmp/twin`): its scenario and read-back
+//! settings make the twin, for a scenario no reference holds. The twin's
 //! text may not print within 72 columns (guest costs lengthen the task
 //! line), which is why this runs it directly;
 //! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`
@@ -29,11 +32,14 @@ use eevdf_kernel::fidelity::Reference;
 use eevdf_kernel::throughput_ref::ThroughputRef;
 use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::scenario::Scenario;
+use eevdf_sim::RoleKind;
 
 fn run(args: &[String]) -> Result<String, String> {
     let [file, seed, rest @ ..] = args else {
         return Err(
-            "usage: twin REFERENCE.json SEED [OUT] | twin REFERENCE.jsonl CELL [OUT]".into(),
+            "usage: twin REFERENCE.json SEED [OUT] | twin REFERENCE.jsonl CELL [OUT] \
+             | twin KERNEL-RUN.json SEED [OUT]"
+                .into(),
         );
     };
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
@@ -82,8 +88,10 @@ fn run(args: &[String]) -> Result<String, String> {
     for n in res.by_name.iter().filter(|n| n.name == "ct") {
         let l = &n.latency;
         line.push_str(&format!(
-            ", ct cpu {} us/sample, p99 {} p99.9 {} max {} us",
+            ", ct cpu {} us/sample, p50 {} p90 {} p99 {} p99.9 {} max {} us",
             n.cpu_ns / 1000 / l.samples.max(1),
+            l.p50 / 1000,
+            l.p90 / 1000,
             l.p99 / 1000,
             l.p99_9 / 1000,
             l.max / 1000
@@ -92,10 +100,20 @@ fn run(args: &[String]) -> Result<String, String> {
     for h in &res.hackbench {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
     }
+    // A periodic task's CPU per activation: its burst and what the
+    // interrupts inside it took (a kernel run's `cpu_ms` / `wakeups`).
+    for t in res.tasks.iter().filter(|t| t.role == RoleKind::Periodic) {
+        let per = t.cpu_ns / t.wakeups.max(1);
+        line.push_str(&format!(", {} cpu {} us/activation", t.name, per / 1000));
+    }
     Ok(line)
 }
 
 fn fidelity_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+    if v.get("schema").and_then(|s| s.as_str()) == Some("eevdf.result.v1") {
+        return kernel_run_twin(file, &v, seed);
+    }
     let r: Reference = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
     let ks = r
         .seeds
@@ -103,6 +121,35 @@ fn fidelity_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> 
         .find(|s| s.seed == seed)
         .ok_or_else(|| format!("{file} has no seed {seed}"))?;
     r.sim_scenario(ks)
+}
+
+/// The twin of an `eevdf kernel run --format json` result: its scenario
+/// with the `source` block's read-back settings, as a reference's.
+fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scenario, String> {
+    let field = |k: &str| {
+        v.pointer(k)
+            .ok_or_else(|| format!("{file}: no {k} (not a kernel run's result)"))
+    };
+    let text = field("/scenario")?.as_str().unwrap_or_default();
+    let src = |k: &str| field(&format!("/source/{k}"));
+    let str_of = |k: &str| src(k).map(|x| x.as_str().unwrap_or_default().to_string());
+    let ran = src("seed")?.as_u64();
+    if ran != Some(seed) {
+        return Err(format!("{file} ran seed {ran:?}, not {seed}"));
+    }
+    let sc = Scenario::parse(text).map_err(|e| format!("{file}: {e}"))?;
+    let hz = src("hz")?.as_u64().and_then(|h| u32::try_from(h).ok());
+    let mut sc = eevdf_kernel::run::sim_twin(
+        &sc,
+        &str_of("kernel")?,
+        &str_of("features")?,
+        src("base_slice_ns")?.as_u64().unwrap_or_default(),
+        &str_of("preempt")?,
+        hz,
+    )?;
+    sc.set(&format!("seed={seed}")).map_err(|e| e.to_string())?;
+    sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
+    Ok(sc)
 }
 
 /// `stem.jsonl`'s cell `n`, checked against `stem.txt` beside it.
