@@ -462,7 +462,14 @@ fn both(
     )
     .map_err(Failure::Run)?;
     let line = twin.features.debugfs_line().trim_end().to_string();
-    Ok((eevdf_sim::simulate(twin.sim_config()), k, line))
+    let mut sim = eevdf_sim::simulate(twin.sim_config());
+    // The guest's kernel threads run in both, but the kernel reports
+    // only the scenario's tasks.
+    let kthreads = run::guest_kthreads_name(sc);
+    sim.by_name.retain(|n| n.name != kthreads);
+    sim.tasks
+        .retain(|t| t.name.split('.').next() != Some(kthreads));
+    Ok((sim, k, line))
 }
 
 pub fn compare(a: &CompareArgs) -> Result<(), Failure> {
