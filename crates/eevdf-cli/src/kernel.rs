@@ -463,12 +463,7 @@ fn both(
     .map_err(Failure::Run)?;
     let line = twin.features.debugfs_line().trim_end().to_string();
     let mut sim = eevdf_sim::simulate(twin.sim_config());
-    // The guest's kernel threads run in both, but the kernel reports
-    // only the scenario's tasks.
-    let kthreads = run::guest_kthreads_name(sc);
-    sim.by_name.retain(|n| n.name != kthreads);
-    sim.tasks
-        .retain(|t| t.name.split('.').next() != Some(kthreads));
+    run::drop_guest_kthreads(&mut sim, sc);
     Ok((sim, k, line))
 }
 

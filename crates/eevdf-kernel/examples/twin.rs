@@ -19,7 +19,9 @@
 //! text may not print within 72 columns (guest costs lengthen the task
 //! line), which is why this runs it directly;
 //! `TWIN_TEXT=1` prints it to stderr, to edit and rerun with `eevdf run`
-//! (the text has no vCPU turns: a multi-CPU rerun runs on real CPUs);
+//! (the text has no vCPU turns: a multi-CPU rerun runs on real CPUs; it
+//! holds the guest's kernel threads as a `task` line, which a kernel
+//! run of that text would add to the guest's own);
 //! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
 //! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
 //! edits, to ask which rule or cost a difference hangs on;
@@ -63,6 +65,12 @@ fn run(args: &[String]) -> Result<String, String> {
     if std::env::var_os("TWIN_TEXT").is_some() {
         eprintln!("{}", sc.to_text());
     }
+    let kthreads_name = sc
+        .sim
+        .tasks
+        .last()
+        .map(|t| t.name.clone())
+        .unwrap_or_default();
     let mut sim = eevdf_sim::Sim::new(sc.sim_config());
     let out = rest.first();
     if out.is_some() {
@@ -100,11 +108,17 @@ fn run(args: &[String]) -> Result<String, String> {
     for h in &res.hackbench {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
     }
-    // A periodic task's CPU per activation: its burst and what the
-    // interrupts inside it took (a kernel run's `cpu_ms` / `wakeups`).
-    for t in res.tasks.iter().filter(|t| t.role == RoleKind::Periodic) {
+    // A periodic task's CPU per wakeup: its burst and what the
+    // interrupts inside it took, as a kernel run's `cpu_ms` / `wakeups`
+    // (the first activation, its start, is no wakeup). The guest's
+    // kernel threads are left out.
+    // (`sim_twin` adds them as the last task.)
+    let kthreads = format!("{}.", kthreads_name);
+    let periodic =
+        |t: &&eevdf_sim::TaskResult| t.role == RoleKind::Periodic && !t.name.starts_with(&kthreads);
+    for t in res.tasks.iter().filter(periodic) {
         let per = t.cpu_ns / t.wakeups.max(1);
-        line.push_str(&format!(", {} cpu {} us/activation", t.name, per / 1000));
+        line.push_str(&format!(", {} cpu {} us/wakeup", t.name, per / 1000));
     }
     Ok(line)
 }
@@ -130,9 +144,16 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
         v.pointer(k)
             .ok_or_else(|| format!("{file}: no {k} (not a kernel run's result)"))
     };
-    let text = field("/scenario")?.as_str().unwrap_or_default();
+    let text = field("/scenario")?
+        .as_str()
+        .ok_or_else(|| format!("{file}: scenario is not a string"))?;
     let src = |k: &str| field(&format!("/source/{k}"));
-    let str_of = |k: &str| src(k).map(|x| x.as_str().unwrap_or_default().to_string());
+    let str_of = |k: &str| {
+        src(k)?
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("{file}: source.{k} is not a string"))
+    };
     let ran = src("seed")?.as_u64();
     if ran != Some(seed) {
         return Err(format!("{file} ran seed {ran:?}, not {seed}"));
@@ -143,7 +164,9 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
         &sc,
         &str_of("kernel")?,
         &str_of("features")?,
-        src("base_slice_ns")?.as_u64().unwrap_or_default(),
+        src("base_slice_ns")?
+            .as_u64()
+            .ok_or_else(|| format!("{file}: source.base_slice_ns is not a number"))?,
         &str_of("preempt")?,
         hz,
     )?;

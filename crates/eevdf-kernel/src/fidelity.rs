@@ -270,7 +270,8 @@ impl Reference {
 
     /// The scenario the simulator runs for `seed`: the row's text with the
     /// kernel's read-back features line, base slice, HZ and preemption
-    /// model applied over the profile closest to the kernel.
+    /// model applied over the profile closest to the kernel, and the
+    /// guest's kernel threads (`run::sim_twin`).
     pub fn sim_scenario(&self, seed: &KernelSeed) -> Result<Scenario, String> {
         let row = row(&self.row).ok_or_else(|| format!("unknown row {}", self.row))?;
         let v =
@@ -641,8 +642,8 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
          - Simulator: the same scenario with the kernel's read-back features line, \
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
          v7.2 for 7.x) and the guest's measured costs (`eevdf kernel calibrate`: switch, \
-         wakeup, a timed sleep's CPU, the tick's interrupt, hackbench's messages), one run \
-         per seed.\n\
+         wakeup, a timed sleep's CPU, the tick's interrupt, hackbench's messages) and \
+         the guest's kernel threads (two `kworker`s, as traced), one run per seed.\n\
          - Level: the simulator's median over seeds within 2x of the kernel's median over \
          seeds (p50 to p99.9; max is shown, not judged).\n\
          - Direction: for a variant whose kernel effect (variant median minus default \
