@@ -325,17 +325,12 @@ pub const GUEST_KTHREADS: &str = "kind=periodic count=2 run=2us sleep=800ms";
 /// of `guest-kworker`, `guest-kworker-2`, ... that the scenario's own
 /// tasks leave free.
 pub fn guest_kthreads_name(sc: &Scenario) -> String {
-    let taken = |n: &str| sc.sim.tasks.iter().any(|t| t.name == n);
-    let mut name = "kworker".to_string();
-    let mut i = 1;
-    while taken(&name) {
-        name = match i {
-            1 => "guest-kworker".to_string(),
-            _ => format!("guest-kworker-{i}"),
-        };
-        i += 1;
-    }
-    name
+    let free = |n: &String| sc.sim.tasks.iter().all(|t| &t.name != n);
+    ["kworker".to_string(), "guest-kworker".to_string()]
+        .into_iter()
+        .chain((2..).map(|i| format!("guest-kworker-{i}")))
+        .find(free)
+        .expect("a scenario has finitely many tasks")
 }
 
 /// `sc` with the guest's kernel threads added (a last `task` line). The
