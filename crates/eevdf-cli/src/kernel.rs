@@ -60,7 +60,10 @@ pub enum KernelCmd {
         /// Seeds 1..=N.
         #[arg(long, default_value_t = 5)]
         seeds: u64,
-        /// Parallel QEMUs.
+        /// Parallel QEMUs. More than the host's cores can cost a boot its
+        /// bit-identity (7 of 242 boots, with 4 QEMUs and a build on 2
+        /// cores); a boot that then disagrees with its reference is booted a
+        /// third time.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
         #[arg(long, default_value = "tests/kernel-ref")]

@@ -217,6 +217,11 @@ pub struct KernelSeed {
     pub p99: u64,
     pub p99_9: u64,
     pub max: u64,
+    /// The boot's cache key (`run::boot_key`): a fresh boot with the same
+    /// key must give the same numbers. Absent in references made before
+    /// stop 49.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_key: Option<String>,
 }
 
 impl KernelSeed {
@@ -233,6 +238,7 @@ impl KernelSeed {
             p99: s.p99,
             p99_9: s.p99_9,
             max: s.max,
+            boot_key: None,
         }
     }
 

@@ -40,40 +40,123 @@ struct Job<'a> {
     seed: u64,
 }
 
+impl Job<'_> {
+    fn label(&self) -> String {
+        format!(
+            "{} {} {} seed {}",
+            self.row.name, self.variant.name, self.series, self.seed
+        )
+    }
+}
+
 fn one(
     job: &Job,
     guest: &GuestBinary,
     plan: &Plan,
     qv: &str,
     tmp: &Path,
+    log: &(dyn Fn(&str) + Sync),
 ) -> Result<KernelSeed, KernelError> {
     let text = fidelity::scenario_text(job.row, job.variant);
     let mut sc = Scenario::parse(&text).map_err(|e| KernelError::new(e.to_string(), ""))?;
     sc.set(&format!("seed={}", job.seed))
         .map_err(|e| KernelError::new(e.to_string(), ""))?;
     let initrd = run::initramfs(guest, &run::guest_text(&sc), false, &[])?;
-    let k = run::boot_key(job.image, &initrd, qv, job.seed, 1);
-    let cached = plan.cache.join(format!("{k}.json"));
-    if let Ok(t) = std::fs::read_to_string(&cached) {
-        if let Ok(s) = serde_json::from_str::<KernelSeed>(&t) {
-            return Ok(s);
+    let key = run::boot_key(job.image, &initrd, qv, job.seed, 1);
+    let cached = plan.cache.join(format!("{key}.json"));
+    let boot = || boot_one(job, &sc, guest, plan, tmp, &key);
+    let first = match std::fs::read_to_string(&cached) {
+        Ok(t) => match serde_json::from_str::<KernelSeed>(&t) {
+            Ok(s) => KernelSeed {
+                boot_key: Some(key.clone()),
+                ..s
+            },
+            Err(_) => boot()?,
+        },
+        Err(_) => boot()?,
+    };
+    let s = match committed(plan, job, &key) {
+        Some(reference) if reference != first => {
+            let third = boot()?;
+            log(&format!(
+                "{}: a boot gave p99 {} ns, the reference with the same inputs {} ns; \
+                 a third boot gave {} ns, and two that agree win",
+                job.label(),
+                first.p99,
+                reference.p99,
+                third.p99
+            ));
+            settle(first, reference, third).map_err(|e| {
+                KernelError::new(
+                    e,
+                    "QEMU -icount should replay a boot bit for bit; boot it again with \
+                     eevdf kernel fidelity --rows, on a quieter host",
+                )
+            })?
         }
-    }
+        _ => first,
+    };
+    std::fs::create_dir_all(&plan.cache).map_err(|e| KernelError::io(&plan.cache, e))?;
+    let json = serde_json::to_string(&s).expect("plain struct");
+    std::fs::write(&cached, json).map_err(|e| KernelError::io(&cached, e))?;
+    Ok(s)
+}
+
+/// Boots `sc` for `job`, uncached.
+fn boot_one(
+    job: &Job,
+    sc: &Scenario,
+    guest: &GuestBinary,
+    plan: &Plan,
+    tmp: &Path,
+    key: &str,
+) -> Result<KernelSeed, KernelError> {
     let mut opts = Options::new(tmp.to_path_buf());
     opts.qemu = plan.qemu.clone();
     opts.seed = job.seed;
-    let out = run::run(&sc, job.image, guest, &opts, &mut |_, _| {})?;
+    let out = run::run(sc, job.image, guest, &opts, &mut |_, _| {})?;
     let ct = out
         .result
         .by_name
         .iter()
         .find(|n| n.name == JUDGED)
         .ok_or_else(|| KernelError::new("no ct in the kernel's result", ""))?;
-    let s = KernelSeed::from_stats(job.seed, &out.source, &ct.latency);
-    std::fs::create_dir_all(&plan.cache).map_err(|e| KernelError::io(&plan.cache, e))?;
-    let json = serde_json::to_string(&s).expect("plain struct");
-    std::fs::write(&cached, json).map_err(|e| KernelError::io(&cached, e))?;
-    Ok(s)
+    Ok(KernelSeed {
+        boot_key: Some(key.to_string()),
+        ..KernelSeed::from_stats(job.seed, &out.source, &ct.latency)
+    })
+}
+
+/// The committed reference's seed that was booted with the same inputs
+/// (the same `key`) as `job`, if there is one.
+fn committed(plan: &Plan, job: &Job, key: &str) -> Option<KernelSeed> {
+    let name = Reference::file_name(job.row.name, job.variant.name, job.series);
+    let text = std::fs::read_to_string(plan.out.join(name)).ok()?;
+    let r: Reference = serde_json::from_str(&text).ok()?;
+    r.seeds
+        .into_iter()
+        .find(|s| s.boot_key.as_deref() == Some(key))
+}
+
+/// Two boots with identical inputs that disagree, settled by a third.
+/// QEMU's `-icount` replays a boot bit for bit on a quiet host, but not
+/// always on an overloaded one: with four QEMUs and a CI build on two
+/// cores, 7 of 242 boots differed from boots of the same key (six by a
+/// few ns; 7.2 v2-rtapp equal-slices seed 3 had p99 3,812 against
+/// 4,046 us), and each gave the reference again when booted alone.
+fn settle(
+    first: KernelSeed,
+    reference: KernelSeed,
+    third: KernelSeed,
+) -> Result<KernelSeed, String> {
+    if third == reference || third == first {
+        Ok(third)
+    } else {
+        Err(format!(
+            "three boots with identical inputs gave three results (p99 {}, {} and {} ns)",
+            first.p99, reference.p99, third.p99
+        ))
+    }
 }
 
 /// Runs the plan; `log` hears one line per finished boot.
@@ -116,16 +199,13 @@ pub fn run_plan(
                     let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else {
                         break;
                     };
-                    match one(&job, guest, plan, qv, &tmp) {
+                    match one(&job, guest, plan, qv, &tmp, log) {
                         Ok(seed) => {
                             let mut d = done.lock().expect("no worker panics holding it");
                             let n = d.len() + 1;
                             log(&format!(
-                                "[{n}/{total}] {} {} {} seed {}: p99 {:.1} us",
-                                job.row.name,
-                                job.variant.name,
-                                job.series,
-                                job.seed,
+                                "[{n}/{total}] {}: p99 {:.1} us",
+                                job.label(),
                                 seed.p99 as f64 / 1e3
                             ));
                             d.push((
@@ -136,13 +216,8 @@ pub fn run_plan(
                             ));
                         }
                         Err(e) => {
-                            let e = KernelError::new(
-                                format!(
-                                    "{} {} {} seed {}: {}",
-                                    job.row.name, job.variant.name, job.series, job.seed, e.message
-                                ),
-                                e.hint,
-                            );
+                            let e =
+                                KernelError::new(format!("{}: {}", job.label(), e.message), e.hint);
                             if let Ok(mut f) = failed.lock() {
                                 f.get_or_insert(e);
                             }
@@ -208,4 +283,52 @@ fn write_references(
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(p99: u64) -> KernelSeed {
+        KernelSeed {
+            seed: 3,
+            features: "HRTICK".into(),
+            preempt: "lazy".into(),
+            base_slice_ns: 700_000,
+            hz: Some(250),
+            samples: 10_026,
+            p50: 61_524,
+            p90: 764_320,
+            p99,
+            p99_9: 5_358_940,
+            max: 5_461_204,
+            boot_key: Some("9f28".into()),
+        }
+    }
+
+    #[test]
+    fn a_third_boot_settles_two_that_disagree() {
+        let (odd, usual) = (seed(3_812_054), seed(4_046_086));
+        let kept = settle(odd.clone(), usual.clone(), usual.clone());
+        assert_eq!(kept, Ok(usual.clone()), "the reference wins 2 to 1");
+        let kept = settle(odd.clone(), usual.clone(), odd.clone());
+        assert_eq!(kept, Ok(odd), "so does the new boot");
+        let e = settle(seed(1), usual, seed(2)).unwrap_err();
+        assert!(e.contains("three results"), "{e}");
+    }
+
+    #[test]
+    fn references_without_boot_keys_still_parse_and_keys_round_trip() {
+        let mut old = serde_json::to_value(seed(1)).unwrap();
+        old.as_object_mut().unwrap().remove("boot_key");
+        let parsed: KernelSeed = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(parsed.boot_key, None);
+        assert_eq!(
+            serde_json::to_value(&parsed).unwrap(),
+            old,
+            "no null key written"
+        );
+        let text = serde_json::to_string(&seed(1)).unwrap();
+        assert_eq!(serde_json::from_str::<KernelSeed>(&text).unwrap(), seed(1));
+    }
 }
