@@ -457,6 +457,7 @@ fn both(
     let s = &k.source;
     let twin = run::sim_twin(
         sc,
+        sc.sim.seed,
         &image.release,
         &s.features,
         s.base_slice_ns,

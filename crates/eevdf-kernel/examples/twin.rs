@@ -162,6 +162,7 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
     let hz = src("hz")?.as_u64().and_then(|h| u32::try_from(h).ok());
     let mut sc = eevdf_kernel::run::sim_twin(
         &sc,
+        seed,
         &str_of("kernel")?,
         &str_of("features")?,
         src("base_slice_ns")?
@@ -170,7 +171,6 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
         &str_of("preempt")?,
         hz,
     )?;
-    sc.set(&format!("seed={seed}")).map_err(|e| e.to_string())?;
     sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     Ok(sc)
 }

@@ -285,14 +285,13 @@ impl Reference {
         let sc = Scenario::parse(&scenario_text(row, v)).map_err(|e| e.to_string())?;
         let mut sc = crate::run::sim_twin(
             &sc,
+            seed.seed,
             &self.kernel,
             &seed.features,
             seed.base_slice_ns,
             &seed.preempt,
             seed.hz,
         )?;
-        sc.set(&format!("seed={}", seed.seed))
-            .map_err(|e| e.to_string())?;
         // The kernel ticks every CPU at CPU 0's phase (the guest puts it
         // there); a one-CPU row is unchanged.
         sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
@@ -649,7 +648,7 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
          v7.2 for 7.x) and the guest's measured costs (`eevdf kernel calibrate`: switch, \
          wakeup, a timed sleep's CPU, the tick's interrupt, hackbench's messages) and \
-         the guest's kernel threads (two `kworker`s, as traced), one run per seed.\n\
+         the guest's kernel threads (a `kworker` woken after a tick every 400 ms, as traced), one run per seed.\n\
          - Level: the simulator's median over seeds within 2x of the kernel's median over \
          seeds (p50 to p99.9; max is shown, not judged).\n\
          - Direction: for a variant whose kernel effect (variant median minus default \

@@ -310,16 +310,21 @@ pub(crate) fn finish(
 /// delayed work (`psi_avgs_work` and `flush_memcg_stats_dwork` every
 /// 2 s, `crng_reseed`, ...). Traced, 10 s of ct-4hog (seed 2) hold 27
 /// kworker runs on 6.12.95 and 24 on 7.2.13, of 8 to 34 us (median 13,
-/// the trace's own event included). So a twin runs two nice-0 tasks
-/// that sleep 800 ms after each 12 us of CPU (2.5 wakeups a second;
-/// 2 us of run plus the `switch` and `sleep` a periodic task pays).
-/// Their phase is the seed's, not the kernel's, so they move a chaotic
-/// run between regimes as the kernel's do, not at the same moments. A
-/// sleep, not a period: a period of 800 ms would be 800 of a 1 ms
-/// cyclictest's and hit it at the same point every time, which the
-/// kernel's works, with their different periods, do not
-/// (docs/model.md §6, "The guest's kernel threads").
-pub const GUEST_KTHREADS: &str = "kind=periodic count=2 run=2us sleep=800ms";
+/// the trace's own event included). So a twin runs one nice-0 task
+/// with 12 us of CPU every 400 ms (2.5 wakeups a second; 2 us of run
+/// plus the `switch` and `sleep` a periodic task pays), woken
+/// [`KWORKER_AFTER_TICK_NS`] after a tick, as delayed work's timer-wheel
+/// timers are. 400 ms is a whole number of ticks at HZ 100, 250 and
+/// 1000, so every wakeup stays there. Which ticks is the seed's, not
+/// the kernel's, so it moves a chaotic run between regimes as the
+/// kernel's do, not at the same moments (docs/model.md §6, "The guest's
+/// kernel threads").
+pub const GUEST_KTHREADS: &str = "kind=periodic run=2us period=400ms slack=0ns";
+
+/// From a tick to a `kworker`'s wakeup in the timer softirq: 7 or 8 us
+/// for 17 of 24 wakeups in 10 s of 6.12.95 ct-4hog NO_PREEMPT_SHORT
+/// (seed 1, traced); the rest came later in the tick, by up to 96 us.
+pub const KWORKER_AFTER_TICK_NS: u64 = 8_000;
 
 /// The name the twin gives [`GUEST_KTHREADS`]: `kworker`, or the first
 /// of `guest-kworker`, `guest-kworker-2`, ... that the scenario's own
@@ -346,6 +351,28 @@ fn with_guest_kthreads(sc: &Scenario) -> Result<Scenario, String> {
     Scenario::parse(&format!("{body}{line}\nend\n")).map_err(|e| e.to_string())
 }
 
+/// Starts the guest's kernel threads (the last directive, one thread)
+/// [`KWORKER_AFTER_TICK_NS`] after a tick: the seed draws the thread's
+/// first activation within its period, so its `start` makes up the
+/// rest of the way to the moment after the next tick.
+fn wake_kthreads_after_a_tick(sc: &mut Scenario) {
+    let cfg = sc.sim_config();
+    let tick = eevdf_core::RqConfig::new(cfg.features, 1, cfg.hz)
+        .tick_nsec
+        .max(1);
+    let phase = eevdf_sim::first_tick_phase(&cfg);
+    let Ok(sim) = eevdf_sim::Sim::try_new(cfg) else {
+        return; // the twin's own run reports why
+    };
+    let last = sc.sim.tasks.len() - 1;
+    let tid = sim.thread_directives().iter().rposition(|&d| d == last);
+    let Some(drawn) = tid.and_then(|t| sim.thread_timer_at(t)) else {
+        return;
+    };
+    let next_tick = phase + drawn.saturating_sub(phase).div_ceil(tick) * tick;
+    sc.sim.tasks[last].start_ns = next_tick + KWORKER_AFTER_TICK_NS - drawn;
+}
+
 /// Leaves the guest's kernel threads out of a twin's result, for a
 /// table beside the kernel's, which reports the scenario's tasks only.
 pub fn drop_guest_kthreads(r: &mut SimResult, sc: &Scenario) {
@@ -355,16 +382,18 @@ pub fn drop_guest_kthreads(r: &mut SimResult, sc: &Scenario) {
         .retain(|t| t.name.rsplit_once('.').map(|(n, _)| n) != Some(name.as_str()));
 }
 
-/// The simulator's twin of a kernel run: `sc` with the kernel's
-/// read-back features line, `base_slice_ns`, preemption model and HZ
-/// applied, over the profile closest to the kernel (v6.12 for 6.x, v7.2
-/// otherwise), so both sides start from the same settings, and with
-/// the guest's kernel threads ([`GUEST_KTHREADS`]). A multi-CPU
+/// The simulator's twin of a kernel run with `seed`: `sc` with the
+/// kernel's read-back features line, `base_slice_ns`, preemption model
+/// and HZ applied, over the profile closest to the kernel (v6.12 for
+/// 6.x, v7.2 otherwise), so both sides start from the same settings,
+/// and with the guest's kernel threads ([`GUEST_KTHREADS`]), which the
+/// seed's ticks place. A multi-CPU
 /// twin takes QEMU's vCPU turns: under `-icount` one host thread runs
 /// the vCPUs one after another while the virtual clock moves for all of
 /// them (`eevdf_sim::SimConfig::vcpu_turns`).
 pub fn sim_twin(
     sc: &Scenario,
+    seed: u64,
     release: &str,
     features: &str,
     base_slice_ns: u64,
@@ -372,6 +401,7 @@ pub fn sim_twin(
     hz: Option<u32>,
 ) -> Result<Scenario, String> {
     let mut sc = with_guest_kthreads(sc)?;
+    sc.set(&format!("seed={seed}")).map_err(|e| e.to_string())?;
     let profile = if release.starts_with("6.") {
         "v6.12"
     } else {
@@ -388,6 +418,7 @@ pub fn sim_twin(
         g.apply(&mut sc);
     }
     sc.sim.vcpu_turns = sc.machine.nr_cpus() > 1;
+    wake_kthreads_after_a_tick(&mut sc);
     Ok(sc)
 }
 
@@ -448,6 +479,7 @@ mod tests {
         let twin = |t: &str| {
             sim_twin(
                 &sc(t),
+                1,
                 "7.2.13",
                 "NO_NEXT_BUDDY",
                 2_100_000,
@@ -471,6 +503,7 @@ mod tests {
         let twin = |t: &str| {
             sim_twin(
                 &sc(t),
+                1,
                 "6.12.95",
                 "NO_NEXT_BUDDY",
                 700_000,
@@ -494,9 +527,19 @@ mod tests {
         // 2.5 activations a second (the first is no wakeup) of about 12 us,
         // as in the kernels' traces.
         assert!((22..=25).contains(&woken), "{woken} wakeups in 10 s");
-        // Each task's first activation is its start, not a wakeup.
-        let per = kw.cpu_ns / (woken + 2);
+        // The task's first activation is its start, not a wakeup.
+        let per = kw.cpu_ns / (woken + 1);
         assert!((11_000..=13_000).contains(&per), "{per} ns an activation");
+        // Every activation comes from the timer softirq, just after a tick
+        // of the twin's phase (400 ms is 100 ticks at HZ 250).
+        let cfg = ct.sim_config();
+        let (phase, tick) = (eevdf_sim::first_tick_phase(&cfg), 4_000_000);
+        let first = eevdf_sim::Sim::new(cfg).thread_timer_at(1).unwrap();
+        assert_eq!((first + tick - phase) % tick, KWORKER_AFTER_TICK_NS);
+        assert!(
+            first < 404_008_000,
+            "within the first period and tick: {first}"
+        );
         let own = twin("eevdf-scenario v1\ntask kworker kind=hog\nend\n");
         assert_eq!(
             names(&own),

@@ -270,14 +270,13 @@ fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
     let b = &c.read_back;
     let mut sc = crate::run::sim_twin(
         &sc,
+        c.seed,
         &c.release,
         &b.features,
         b.base_slice_ns,
         &b.preempt,
         b.hz,
     )?;
-    sc.set(&format!("seed={}", c.seed))
-        .map_err(|e| e.to_string())?;
     sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     Ok(sc)
 }

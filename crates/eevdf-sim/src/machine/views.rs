@@ -20,6 +20,12 @@ impl Sim {
         self.q.peek_time()
     }
 
+    /// When thread `tid`'s armed timer fires (a timer or periodic task's
+    /// next activation plus slack), if one is armed.
+    pub fn thread_timer_at(&self, tid: usize) -> Option<Nanos> {
+        self.threads[tid].timer_at
+    }
+
     /// Thread `tid`'s name, `NAME.I` (task name, index in its count).
     pub fn thread_name(&self, tid: usize) -> String {
         let t = &self.threads[tid];
