@@ -60,10 +60,10 @@ pub enum KernelCmd {
         /// Seeds 1..=N.
         #[arg(long, default_value_t = 5)]
         seeds: u64,
-        /// Parallel QEMUs. More than the host's cores can cost a boot its
-        /// bit-identity (7 of 242 boots, with 4 QEMUs and a build on 2
-        /// cores); a boot that then disagrees with its reference is booted a
-        /// third time.
+        /// Parallel QEMUs. Keep it at most the host's cores: with 4 QEMUs
+        /// and a build on 2 cores, 7 of 242 boots were not bit-identical to
+        /// their references (a boot that disagrees with its reference is
+        /// booted a third time).
         #[arg(long, default_value_t = 2)]
         jobs: usize,
         #[arg(long, default_value = "tests/kernel-ref")]

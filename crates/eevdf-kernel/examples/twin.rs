@@ -24,7 +24,8 @@
 //! run of that text would add to the guest's own);
 //! `TWIN_FEATURES="NO_DELAY_ZERO ..."` applies feature tokens over the
 //! kernel's line, and `TWIN_SET="costs.switch=8us ..."` applies `--set`
-//! edits, to ask which rule or cost a difference hangs on;
+//! edits (not `seed` or `hz`, which place the twin's ticks and kworker),
+//! to ask which rule or cost a difference hangs on;
 //! `TWIN_REAL_CPUS=1` runs a multi-CPU twin without QEMU's vCPU turns,
 //! as real CPUs would.
 
@@ -56,6 +57,12 @@ fn run(args: &[String]) -> Result<String, String> {
     }
     if let Ok(edits) = std::env::var("TWIN_SET") {
         for kv in edits.split_whitespace() {
+            if kv.starts_with("seed=") || kv.starts_with("hz=") {
+                // The twin's ticks and kworker are placed for the run's own.
+                return Err(format!(
+                    "TWIN_SET {kv}: give the seed as SEED; HZ is the kernel's"
+                ));
+            }
             sc.set(kv).map_err(|e| format!("TWIN_SET {kv}: {e}"))?;
         }
     }
@@ -160,7 +167,7 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
     }
     let sc = Scenario::parse(text).map_err(|e| format!("{file}: {e}"))?;
     let hz = src("hz")?.as_u64().and_then(|h| u32::try_from(h).ok());
-    let mut sc = eevdf_kernel::run::sim_twin(
+    let sc = eevdf_kernel::run::sim_twin(
         &sc,
         seed,
         &str_of("kernel")?,
@@ -171,7 +178,6 @@ fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scena
         &str_of("preempt")?,
         hz,
     )?;
-    sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     Ok(sc)
 }
 

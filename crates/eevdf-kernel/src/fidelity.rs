@@ -218,7 +218,7 @@ pub struct KernelSeed {
     pub p99_9: u64,
     pub max: u64,
     /// The boot's cache key (`run::boot_key`): a fresh boot with the same
-    /// key must give the same numbers. Absent in references made before
+    /// key should give the same numbers. Absent in references made before
     /// stop 49.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_key: Option<String>,
@@ -283,7 +283,7 @@ impl Reference {
         let v =
             variant(&self.variant).ok_or_else(|| format!("unknown variant {}", self.variant))?;
         let sc = Scenario::parse(&scenario_text(row, v)).map_err(|e| e.to_string())?;
-        let mut sc = crate::run::sim_twin(
+        let sc = crate::run::sim_twin(
             &sc,
             seed.seed,
             &self.kernel,
@@ -292,9 +292,6 @@ impl Reference {
             &seed.preempt,
             seed.hz,
         )?;
-        // The kernel ticks every CPU at CPU 0's phase (the guest puts it
-        // there); a one-CPU row is unchanged.
-        sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
         Ok(sc)
     }
 }

@@ -268,7 +268,7 @@ fn twin_rates(c: &Cell) -> Result<Rates, String> {
 fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
     let sc = Scenario::parse(&c.text).map_err(|e| e.to_string())?;
     let b = &c.read_back;
-    let mut sc = crate::run::sim_twin(
+    let sc = crate::run::sim_twin(
         &sc,
         c.seed,
         &c.release,
@@ -277,7 +277,6 @@ fn twin_scenario(c: &Cell) -> Result<Scenario, String> {
         &b.preempt,
         b.hz,
     )?;
-    sc.sim.tick_phase_ns = Some(eevdf_sim::first_tick_phase(&sc.sim_config()));
     Ok(sc)
 }
 
