@@ -358,13 +358,11 @@ fn with_guest_kthreads(sc: &Scenario) -> Result<Scenario, String> {
 /// rest of the way to the moment after the next tick.
 fn wake_kthreads_after_a_tick(sc: &mut Scenario) {
     let cfg = sc.sim_config();
-    let tick = eevdf_core::RqConfig::new(cfg.features, 1, cfg.hz)
-        .tick_nsec
-        .max(1);
     let phase = eevdf_sim::first_tick_phase(&cfg);
     let Ok(sim) = eevdf_sim::Sim::try_new(cfg) else {
         return; // the twin's own run reports why
     };
+    let tick = sim.rq(0).config.tick_nsec.max(1);
     let last = sc.sim.tasks.len() - 1;
     let tid = sim.thread_directives().iter().rposition(|&d| d == last);
     let Some(drawn) = tid.and_then(|t| sim.thread_timer_at(t)) else {
