@@ -20,6 +20,7 @@ use eevdf_driver::batch::{self, Batch, Recording};
 use eevdf_driver::input;
 use eevdf_scenario::baseline::Pair;
 use eevdf_scenario::display::{escape_controls, shown};
+use eevdf_scenario::ftrace_regime::Regime;
 use eevdf_scenario::scenario::Scenario;
 use eevdf_scenario::{limits, presets, report, ParseError};
 use eevdf_sim::{RoleKind, SimResult};
@@ -196,7 +197,18 @@ enum ImportKind {
     },
     /// An ftrace text trace (ours or a real one): per-task run, sleep and
     /// wakeup-latency statistics.
-    Trace { file: String },
+    Trace {
+        file: String,
+        /// Print the scheduler's regime instead: switches a second by
+        /// `prev_state` and the runs before them, where wakeups land, the
+        /// wait from wakeup to run by task name, idle by CPU.
+        #[arg(long)]
+        regime: bool,
+        /// A second trace (a kernel run's against a twin's, say) beside
+        /// the first in the regime table, with the ratio of their rates.
+        #[arg(long, value_name = "FILE", requires = "regime")]
+        against: Option<String>,
+    },
     /// A paste of /sys/kernel/debug/sched/ (features line, base_slice_ns,
     /// migration_cost_ns, preempt) applied over a scenario.
     Debugfs {
@@ -255,6 +267,11 @@ fn open(arg: &str) -> Result<(String, Box<dyn BufRead>), BadInput> {
     }
     let f = std::fs::File::open(arg).map_err(|e| BadInput(format!("{arg}: {e}")))?;
     Ok((arg.to_string(), Box::new(std::io::BufReader::new(f))))
+}
+
+fn read_regime(arg: &str) -> Result<Regime, BadInput> {
+    let (source, r) = open(arg)?;
+    eevdf_scenario::ftrace_regime::regime_reader(r).map_err(|e| BadInput::read(&source, e))
 }
 
 /// All of `arg` (`-` or a path) as text of at most `limit` bytes.
@@ -628,7 +645,19 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             }
             out!("{}", i.scenario.to_text());
         }
-        ImportKind::Trace { file } => {
+        ImportKind::Trace {
+            file,
+            regime: true,
+            against,
+        } => {
+            let mut runs = vec![(file.clone(), read_regime(&file)?)];
+            if let Some(b) = against {
+                runs.push((b.clone(), read_regime(&b)?));
+            }
+            let named: Vec<(&str, &Regime)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
+            out!("{}", eevdf_scenario::ftrace_regime::table(&named));
+        }
+        ImportKind::Trace { file, .. } => {
             let (source, r) = open(&file)?;
             let stats =
                 eevdf_scenario::ftrace::import_reader(r).map_err(|e| BadInput::read(&source, e))?;

@@ -169,13 +169,13 @@ pub struct TaskTraceStats {
     pub wakeup_latency: Vec<u64>,
 }
 
-fn field<'a>(body: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(body: &'a str, key: &str) -> Option<&'a str> {
     body.split_whitespace().find_map(|w| w.strip_prefix(key))
 }
 
 /// `SECONDS.FRACTION` in ns: `None` if malformed, `Some(None)` if it
 /// does not fit in u64 ns (about 584 years).
-fn parse_ts(s: &str) -> Option<Option<u64>> {
+pub(crate) fn parse_ts(s: &str) -> Option<Option<u64>> {
     let (sec, frac) = s.split_once('.')?;
     let sec = sec.trim();
     if sec.is_empty() || !sec.bytes().all(|b| b.is_ascii_digit()) {

@@ -5,7 +5,7 @@
 //! targets only. Every parser must also not panic on its own.
 
 use crate::scenario::Scenario;
-use crate::{debugfs, display, ftrace, limits, link, paste, report, rtapp};
+use crate::{debugfs, display, ftrace, ftrace_regime, limits, link, paste, report, rtapp};
 
 /// A message shown to a user carries no raw control character and no
 /// unbounded echo (for the formats that escape their tokens).
@@ -76,8 +76,16 @@ pub fn rtapp(data: &[u8]) {
 }
 
 /// ftrace text: the streaming reader agrees with the text reader, and
-/// errors are safe to print.
+/// errors are safe to print; the regime reader's too, and its table
+/// prints.
 pub fn ftrace(data: &[u8]) {
+    match ftrace_regime::regime_reader(data) {
+        Ok(r) => {
+            let t = ftrace_regime::table(&[("a", &r), ("b", &r)]);
+            assert!(t.lines().count() >= 8, "{t}");
+        }
+        Err(e) => safe("ftrace regime", &e.to_string()),
+    }
     let streamed = ftrace::import_reader(data);
     if let Err(e) = &streamed {
         safe("ftrace", &e.to_string());

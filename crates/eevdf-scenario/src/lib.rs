@@ -12,6 +12,7 @@ pub mod display;
 pub mod error;
 pub mod features_line;
 pub mod ftrace;
+pub mod ftrace_regime;
 pub mod fuzz_checks;
 pub mod guest;
 pub mod kernel_ref;
