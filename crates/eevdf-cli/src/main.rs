@@ -650,6 +650,11 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
             regime: true,
             against,
         } => {
+            if file == "-" && against.as_deref() == Some("-") {
+                return Err(BadInput(
+                    "--against -: standard input can be read once; give one trace as a file".into(),
+                ));
+            }
             let mut runs = vec![(file.clone(), read_regime(&file)?)];
             if let Some(b) = against {
                 runs.push((b.clone(), read_regime(&b)?));

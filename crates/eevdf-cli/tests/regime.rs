@@ -1,6 +1,7 @@
 //! `eevdf import trace --regime`: a trace's scheduler regime, and two
 //! side by side (a kernel run's against a twin's).
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn eevdf(args: &[&str]) -> Output {
@@ -20,27 +21,51 @@ fn words(table: &str, label: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_trace_against_itself_has_every_rate_at_one() {
-    let dir = std::env::temp_dir().join(format!("eevdf-regime-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let scn = dir.join("ct.scn");
-    let trace = dir.join("ct.trace");
+/// A temporary directory, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("eevdf-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Traces a cyclictest-style task waking every `period` beside a hog.
+fn traced(dir: &Dir, period: &str) -> String {
+    let scn = dir.0.join(format!("ct{period}.scn"));
+    let trace = dir.0.join(format!("ct{period}.trace"));
     std::fs::write(
         &scn,
-        "eevdf-scenario v1\nmachine up\nduration 1s\n\
-         task ct kind=timer period=1ms slice=100us\ntask hog kind=hog\nend\n",
+        format!(
+            "eevdf-scenario v1\nmachine up\nduration 1s\n\
+             task ct kind=timer period={period} slice=100us\ntask hog kind=hog\nend\n"
+        ),
     )
     .unwrap();
-    let t = trace.to_str().unwrap();
-    let run = eevdf(&["run", scn.to_str().unwrap(), "--trace", t]);
+    let t = trace.to_str().unwrap().to_string();
+    let run = eevdf(&["run", scn.to_str().unwrap(), "--trace", &t]);
     assert_eq!(
         run.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let out = eevdf(&["import", "trace", t, "--regime", "--against", t]);
+    t
+}
+
+#[test]
+fn two_traces_side_by_side_with_the_ratio_of_their_rates() {
+    let dir = Dir::new("regime");
+    let (fast, slow) = (traced(&dir, "1ms"), traced(&dir, "2ms"));
+    let out = eevdf(&["import", "trace", &fast, "--regime", "--against", &slow]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -48,40 +73,34 @@ fn a_trace_against_itself_has_every_rate_at_one() {
         String::from_utf8_lossy(&out.stderr)
     );
     let table = String::from_utf8(out.stdout).unwrap();
-    // ct wakes 1,000 times a second and preempts the hog each time: two
-    // switches per wakeup.
+    // ct preempts the hog at each wakeup: two switches per wakeup, and
+    // half as many wakeups every 2 ms.
     let sw = words(&table, "switches /s");
-    assert_eq!(sw.len(), 5, "{table}");
-    assert_eq!(sw[2], sw[3]);
-    assert_eq!(sw[4], "1.00");
-    let n: u64 = sw[2].replace(',', "").parse().unwrap();
-    assert!((1_900..=2_100).contains(&n), "{table}");
-    let lat = words(&table, "wakeup to run ct");
-    assert_eq!(
-        lat[lat.len() - 5..],
-        lat[lat.len() - 10..lat.len() - 5],
-        "{table}"
-    );
-    // One trace: no ratio column.
-    let one = eevdf(&["import", "trace", t, "--regime"]);
+    let n = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
+    assert!((1_900..=2_100).contains(&n(&sw[2])), "{table}");
+    assert!((900..=1_100).contains(&n(&sw[3])), "{table}");
+    assert_eq!(sw[4], "0.50", "{table}");
+    assert_eq!(words(&table, "wakeup to run ct").len(), 16, "{table}");
+    let one = eevdf(&["import", "trace", &fast, "--regime"]);
+    assert_eq!(one.status.code(), Some(0));
     let one = String::from_utf8(one.stdout).unwrap();
     assert_eq!(words(&one, "switches /s").len(), 3, "{one}");
 }
 
 #[test]
-fn against_needs_regime_and_a_bad_trace_is_refused() {
+fn against_needs_regime_and_bad_input_is_refused() {
     let out = eevdf(&["import", "trace", "-", "--against", "x"]);
     assert_eq!(out.status.code(), Some(2));
-    let dir = std::env::temp_dir().join(format!("eevdf-regime-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.trace");
+    let out = eevdf(&["import", "trace", "-", "--regime", "--against", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    let dir = Dir::new("regime-bad");
+    let bad = dir.0.join("bad.trace");
     std::fs::write(
         &bad,
         "x-1 [000] d..2. 1.0: sched_switch: prev_comm=x prev_pid=1\n",
     )
     .unwrap();
-    let b = bad.to_str().unwrap();
-    let out = eevdf(&["import", "trace", b, "--regime"]);
+    let out = eevdf(&["import", "trace", bad.to_str().unwrap(), "--regime"]);
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -89,5 +108,5 @@ fn against_needs_regime_and_a_bad_trace_is_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(":1:") || err.contains("line 1"), "{err}");
+    assert!(err.contains(":1:1:"), "{err}");
 }

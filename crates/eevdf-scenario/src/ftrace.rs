@@ -211,8 +211,81 @@ struct Importer {
     sched: bool,
 }
 
+/// An event line split at its event: the head (task, `[CPU]`, flags,
+/// timestamp), the event's name and its fields.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventLine<'a> {
+    pub head: &'a str,
+    pub event: &'a str,
+    pub body: &'a str,
+}
+
+/// `None` for comments, blank lines and lines that are no event.
+pub(crate) fn event_line(line: &str) -> Option<EventLine<'_>> {
+    if line.starts_with('#') || line.trim().is_empty() {
+        return None;
+    }
+    let (head, rest) = line.split_once(": ")?;
+    let (event, body) = rest.split_once(": ")?;
+    Some(EventLine {
+        head,
+        event: event.trim(),
+        body,
+    })
+}
+
+/// A malformed line of `event`.
+pub(crate) fn malformed(n: usize, event: &str, what: &str) -> ParseError {
+    ParseError::new(
+        n,
+        1,
+        format!("malformed {} line: {what}", shown(event)),
+        "expected ftrace text as /sys/kernel/tracing/trace prints it",
+    )
+}
+
+impl EventLine<'_> {
+    /// The timestamp in ns and its column; an error names line `n`.
+    pub(crate) fn ts(&self, n: usize) -> Result<(u64, usize), ParseError> {
+        let head = self.head;
+        let ts_text = head.split_whitespace().last().unwrap_or("");
+        let ts_col = head
+            .rfind(ts_text)
+            .map_or(1, |b| head[..b].chars().count() + 1);
+        match parse_ts(ts_text) {
+            Some(Some(t)) => Ok((t, ts_col)),
+            Some(None) => Err(ParseError::new(
+                n,
+                ts_col,
+                format!("timestamp {} overflows 64-bit nanoseconds", shown(ts_text)),
+                "timestamps are seconds since boot",
+            )),
+            None => Err(malformed(n, self.event, "no timestamp")),
+        }
+    }
+}
+
+/// The error of a stream with no sched event in its first
+/// [`limits::TRACE_PROBE_BYTES`] (line `n`).
+pub(crate) fn no_sched_event(n: usize) -> ReadError {
+    ReadError::Parse(ParseError::new(
+        n,
+        1,
+        format!(
+            "no sched event in the first {} bytes",
+            limits::TRACE_PROBE_BYTES
+        ),
+        "this reads ftrace text with sched_switch and sched_waking lines",
+    ))
+}
+
 /// `acc += add`, or an overflow error at `at`.
-fn add(acc: &mut u64, add: u64, at: (usize, usize), what: &str) -> Result<(), ParseError> {
+pub(crate) fn add(
+    acc: &mut u64,
+    add: u64,
+    at: (usize, usize),
+    what: &str,
+) -> Result<(), ParseError> {
     *acc = acc.checked_add(add).ok_or_else(|| {
         ParseError::new(
             at.0,
@@ -227,44 +300,16 @@ fn add(acc: &mut u64, add: u64, at: (usize, usize), what: &str) -> Result<(), Pa
 impl Importer {
     /// One line of trace text (line `n`); non-sched lines are skipped.
     fn line(&mut self, n: usize, line: &str) -> Result<(), ParseError> {
-        if line.starts_with('#') || line.trim().is_empty() {
-            return Ok(());
-        }
-        let Some((head, rest)) = line.split_once(": ") else {
+        let Some(l) = event_line(line) else {
             return Ok(());
         };
-        let Some((event, body)) = rest.split_once(": ") else {
-            return Ok(());
-        };
-        let event = event.trim();
+        let (event, body) = (l.event, l.body);
         if !event.starts_with("sched_") {
             return Ok(());
         }
         self.sched = true;
-        let bad = |what: &str| {
-            ParseError::new(
-                n,
-                1,
-                format!("malformed {} line: {what}", shown(event)),
-                "expected ftrace text as /sys/kernel/tracing/trace prints it",
-            )
-        };
-        let ts_text = head.split_whitespace().last().unwrap_or("");
-        let ts_col = head
-            .rfind(ts_text)
-            .map_or(1, |b| head[..b].chars().count() + 1);
-        let t = match parse_ts(ts_text) {
-            Some(Some(t)) => t,
-            Some(None) => {
-                return Err(ParseError::new(
-                    n,
-                    ts_col,
-                    format!("timestamp {} overflows 64-bit nanoseconds", shown(ts_text)),
-                    "timestamps are seconds since boot",
-                ))
-            }
-            None => return Err(bad("no timestamp")),
-        };
+        let bad = |what: &str| malformed(n, event, what);
+        let (t, ts_col) = l.ts(n)?;
         let at = (n, ts_col);
         let pid = |key: &str| field(body, key).and_then(|v| v.parse::<u32>().ok());
         match event {
@@ -330,7 +375,7 @@ impl Importer {
 /// Per-pid statistics of a trace, by pid.
 pub type TraceStats = BTreeMap<u32, TaskTraceStats>;
 
-const TRACE_HINT: &str = "cut the trace to a window";
+pub(crate) const TRACE_HINT: &str = "cut the trace to a window";
 
 /// Imports ftrace text (ours, or `trace-cmd report` / tracefs output) and
 /// computes per-pid run/sleep/latency statistics. Lines that are not
@@ -362,15 +407,7 @@ pub fn import_reader(r: impl BufRead) -> Result<TraceStats, ReadError> {
     while let Some((n, line)) = lines.next_line()? {
         imp.line(n, line)?;
         if !imp.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
-            return Err(ReadError::Parse(ParseError::new(
-                n,
-                1,
-                format!(
-                    "no sched event in the first {} bytes",
-                    limits::TRACE_PROBE_BYTES
-                ),
-                "this reads ftrace text with sched_switch and sched_waking lines",
-            )));
+            return Err(no_sched_event(n));
         }
     }
     Ok(imp.stats)

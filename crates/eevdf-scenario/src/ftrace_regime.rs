@@ -3,39 +3,38 @@
 //! switch and why (`prev_state`), how long they ran before, where
 //! wakeups land and how long they wait, and each CPU's idle share.
 //! Tasks are grouped by name with a `.N` suffix dropped, so a kernel
-//! run's `hb.11` and the simulator's `hb` fall in one group. A kernel
-//! run's trace (`eevdf kernel run --trace`) is cut to the measured
-//! window its guest marks (`eevdf-guest window t0=.. t1=..`).
+//! run's `hb.11` and the simulator's `hb` fall in one group (the kernel
+//! cuts a name to 15 bytes, so a longer task name does not group). A
+//! kernel run's trace (`eevdf kernel run --trace`) counts only inside
+//! the window its guest marks (`eevdf-guest window t0=.. t1=..`); the
+//! events before it still say who runs and which CPUs are idle at t0.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;
 
-use crate::ftrace::{field, parse_ts};
+use crate::display::shown;
+use crate::ftrace::{add, event_line, field, malformed, no_sched_event, TRACE_HINT};
 use crate::limits::{self, BoundedLines, ReadError};
 use crate::ParseError;
 
 /// Log-linear buckets: 2^SUB_BITS per power of two, so a quantile is
-/// within 1/2^SUB_BITS (3 %) of the true value, in fixed memory however
-/// long the trace.
+/// within 1/2^SUB_BITS (3 %) below the true value.
 const SUB_BITS: u32 = 5;
 const BUCKETS: usize = (64 - SUB_BITS as usize + 1) << SUB_BITS;
 
-/// Durations (ns) in fixed memory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Most distinct `prev_state`s and task groups kept apart; the rest
+/// count as [`OTHER`], so no trace grows the table or the memory
+/// without bound.
+pub const MAX_STATES: usize = 64;
+pub const MAX_GROUPS: usize = 256;
+pub const OTHER: &str = "(other)";
+
+/// Durations (ns) in sparse log-linear buckets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Durations {
-    counts: Vec<u64>,
+    counts: BTreeMap<u16, u64>,
     n: u64,
     max: u64,
-}
-
-impl Default for Durations {
-    fn default() -> Self {
-        Durations {
-            counts: vec![0; BUCKETS],
-            n: 0,
-            max: 0,
-        }
-    }
 }
 
 fn bucket(v: u64) -> usize {
@@ -60,7 +59,12 @@ fn floor(b: usize) -> u64 {
 
 impl Durations {
     pub fn add(&mut self, ns: u64) {
-        self.counts[bucket(ns)] += 1;
+        let b = bucket(ns);
+        debug_assert!(
+            b < BUCKETS && BUCKETS <= usize::from(u16::MAX),
+            "bucket {b}"
+        );
+        *self.counts.entry(b as u16).or_default() += 1;
         self.n += 1;
         self.max = self.max.max(ns);
     }
@@ -69,8 +73,8 @@ impl Durations {
         self.n
     }
 
-    /// The `q` quantile (0..=1), to within 3 % below; the maximum is
-    /// exact. `None` when empty.
+    /// The `q` quantile (0..=1, nearest rank) as its bucket's floor:
+    /// within 3 % below; the maximum is exact. `None` when empty.
     pub fn quantile(&self, q: f64) -> Option<u64> {
         if self.n == 0 {
             return None;
@@ -78,17 +82,24 @@ impl Durations {
         if q >= 1.0 {
             return Some(self.max);
         }
-        // The rank of the nearest-rank quantile, 1-based.
         let rank = ((q.max(0.0) * self.n as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (&b, &c) in &self.counts {
             seen += c;
             if seen >= rank {
-                return Some(floor(b).min(self.max));
+                return Some(floor(usize::from(b)).min(self.max));
             }
         }
         Some(self.max)
     }
+}
+
+/// Switches away from a task in one `prev_state`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    pub count: u64,
+    /// How long the task had run, when its switch in was seen.
+    pub runs: Durations,
 }
 
 /// One CPU's switches and idle time.
@@ -101,23 +112,29 @@ pub struct CpuRegime {
 /// What a trace shows of the scheduler's regime.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Regime {
-    /// From the first sched event to the last, ns.
+    /// The marked window, or the first counted event to the last, ns.
     pub span_ns: u64,
     pub cpus: BTreeMap<u32, CpuRegime>,
-    /// Switches away from a task by its `prev_state` (`R`, `R+`, `S`,
-    /// `D`, ...), with how long it had run since it was switched in.
-    pub switched_out: BTreeMap<String, Durations>,
+    /// Switches away from a task by its `prev_state` (`R`, `R+`, `S`, ...).
+    pub switched_out: BTreeMap<String, Switches>,
     /// Switches away from the idle task.
     pub idle_exits: u64,
     /// `sched_wakeup`s: the task is queued on `target_cpu`.
     pub wakeups: u64,
-    /// Wakeups queued on the CPU of the waker (where its `sched_waking`
-    /// is logged: a kernel's `sched_waking` still names the old CPU).
+    /// Wakeups whose `sched_waking` was seen: it is logged where the
+    /// waker runs (a kernel's `sched_waking` names the old CPU in its
+    /// `target_cpu` field), and how many were queued on that CPU.
+    pub wakeups_with_waker: u64,
     pub wakeups_local: u64,
-    /// Wakeups queued elsewhere than the CPU the task last ran on.
+    /// Wakeups of a task seen running, and how many were queued on
+    /// another CPU than the one it last ran on.
+    pub wakeups_with_last_cpu: u64,
     pub wakeups_moved: u64,
     /// From `sched_waking` to the switch in, by task group.
     pub latency: BTreeMap<String, Durations>,
+    /// `# entries-in-buffer/entries-written`: fewer in the buffer than
+    /// written means the ring buffer overran and events are missing.
+    pub entries: Option<(u64, u64)>,
 }
 
 /// `hb.11` -> `hb`; names without a numeric suffix stay.
@@ -132,25 +149,21 @@ pub fn group_of(comm: &str) -> &str {
     }
 }
 
-fn is_idle(pid: u32) -> bool {
-    pid == 0
+/// `key`, or [`OTHER`] once `map` holds `cap` other keys.
+fn capped<V>(map: &BTreeMap<String, V>, key: &str, cap: usize) -> String {
+    if map.contains_key(key) || map.len() < cap {
+        key.to_string()
+    } else {
+        OTHER.to_string()
+    }
 }
 
-#[derive(Debug, Default)]
-struct Reader {
-    r: Regime,
-    first: Option<u64>,
-    last: u64,
-    /// pid -> (switch-in time).
-    on_cpu: BTreeMap<u32, u64>,
-    /// cpu -> when it went idle.
-    idle_since: BTreeMap<u32, u64>,
-    /// pid -> the CPU it last ran on.
-    ran_on: BTreeMap<u32, u32>,
-    /// pid -> (waking time, the waker's CPU, group).
-    waking: BTreeMap<u32, (u64, u32, String)>,
-    /// The guest's measured window, once its mark is seen.
-    window: Option<(u64, u64)>,
+/// The CPU of an event line's head: the last `[N]`, as a task's name
+/// may hold brackets too.
+fn cpu_of(head: &str) -> Option<u32> {
+    let open = head.rfind('[')?;
+    let (cpu, _) = head[open + 1..].split_once(']')?;
+    cpu.trim().parse().ok()
 }
 
 /// `eevdf-guest window t0=NS t1=NS` (CLOCK_MONOTONIC ns, as the trace's
@@ -162,139 +175,200 @@ fn window_mark(body: &str) -> Option<(u64, u64)> {
     (t0 <= t1).then_some((t0, t1))
 }
 
+/// `# entries-in-buffer/entries-written: A/B   #P:4`.
+fn entries(line: &str) -> Option<(u64, u64)> {
+    let rest = line.strip_prefix("# entries-in-buffer/entries-written:")?;
+    let (a, b) = rest.split_whitespace().next()?.split_once('/')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+#[derive(Debug)]
+struct Waking {
+    at: u64,
+    cpu: u32,
+    group: String,
+}
+
+#[derive(Debug, Default)]
+struct Reader {
+    r: Regime,
+    first: Option<u64>,
+    last: u64,
+    /// pid -> its switch-in time.
+    on_cpu: BTreeMap<u32, u64>,
+    /// cpu -> when it went idle.
+    idle_since: BTreeMap<u32, u64>,
+    /// pid -> the CPU it last ran on.
+    ran_on: BTreeMap<u32, u32>,
+    waking: BTreeMap<u32, Waking>,
+    window: Option<(u64, u64)>,
+    sched: bool,
+}
+
 impl Reader {
+    fn counted(&self, t: u64) -> bool {
+        self.window.is_none_or(|(t0, t1)| t0 <= t && t <= t1)
+    }
+
     fn line(&mut self, n: usize, line: &str) -> Result<(), ParseError> {
-        if line.starts_with('#') {
-            return Ok(());
-        }
-        let Some((head, rest)) = line.split_once(": ") else {
+        let Some(l) = event_line(line) else {
+            self.r.entries = self.r.entries.or(entries(line));
             return Ok(());
         };
-        let Some((event, body)) = rest.split_once(": ") else {
-            return Ok(());
-        };
-        let event = event.trim();
-        if event == "tracing_mark_write" {
-            self.window = self.window.or(window_mark(body));
-            return Ok(());
-        }
-        if !matches!(event, "sched_switch" | "sched_waking" | "sched_wakeup") {
-            return Ok(());
-        }
-        let bad = |what: &str| {
-            ParseError::new(
-                n,
-                1,
-                format!("malformed {event} line: {what}"),
-                "expected ftrace text as /sys/kernel/tracing/trace prints it",
-            )
-        };
-        let t = head
-            .split_whitespace()
-            .last()
-            .and_then(parse_ts)
-            .flatten()
-            .ok_or_else(|| bad("no timestamp"))?;
-        let cpu = head
-            .split_once('[')
-            .and_then(|(_, r)| r.split_once(']'))
-            .and_then(|(c, _)| c.trim().parse::<u32>().ok())
-            .ok_or_else(|| bad("no [CPU]"))?;
-        if self.window.is_some_and(|(t0, t1)| t < t0 || t > t1) {
+        if l.event == "tracing_mark_write" {
+            if let (None, Some(w)) = (self.window, window_mark(l.body)) {
+                // What came before the mark only sets the state.
+                self.window = Some(w);
+                self.r = Regime {
+                    entries: self.r.entries,
+                    ..Regime::default()
+                };
+                self.first = None;
+                self.last = 0;
+            }
             return Ok(());
         }
-        self.first.get_or_insert(t);
-        self.last = self.last.max(t);
-        let num = |key: &str| field(body, key).and_then(|v| v.parse::<u32>().ok());
-        match event {
+        if !matches!(l.event, "sched_switch" | "sched_waking" | "sched_wakeup") {
+            return Ok(());
+        }
+        self.sched = true;
+        let bad = |what: &str| malformed(n, l.event, what);
+        let (t, ts_col) = l.ts(n)?;
+        let cpu = cpu_of(l.head).ok_or_else(|| bad("no [CPU]"))?;
+        let counted = self.counted(t);
+        if counted {
+            self.first.get_or_insert(t);
+            self.last = self.last.max(t);
+        }
+        let num = |key: &str| field(l.body, key).and_then(|v| v.parse::<u32>().ok());
+        match l.event {
             "sched_switch" => {
-                let (Some(pp), Some(np)) = (num("prev_pid="), num("next_pid=")) else {
+                let (Some(prev), Some(next)) = (num("prev_pid="), num("next_pid=")) else {
                     return Err(bad("no prev_pid/next_pid"));
                 };
-                let state = field(body, "prev_state=").ok_or_else(|| bad("no prev_state"))?;
-                self.switch(cpu, pp, state, np, t);
+                let state = field(l.body, "prev_state=").ok_or_else(|| bad("no prev_state"))?;
+                self.switch_out(cpu, prev, state, t, counted, (n, ts_col))?;
+                self.switch_in(cpu, next, t, counted);
             }
             "sched_waking" => {
-                let p = num("pid=").ok_or_else(|| bad("no pid"))?;
-                let comm = field(body, "comm=").unwrap_or("");
-                // The waker runs where the event is logged.
-                self.waking.insert(p, (t, cpu, group_of(comm).to_string()));
+                let pid = num("pid=").ok_or_else(|| bad("no pid"))?;
+                let group = group_of(field(l.body, "comm=").unwrap_or(""));
+                let group = capped(&self.r.latency, group, MAX_GROUPS);
+                self.waking.insert(pid, Waking { at: t, cpu, group });
             }
             _ => {
-                let p = num("pid=").ok_or_else(|| bad("no pid"))?;
+                let pid = num("pid=").ok_or_else(|| bad("no pid"))?;
                 let target = num("target_cpu=").ok_or_else(|| bad("no target_cpu"))?;
-                let waker = self.waking.get(&p).map_or(cpu, |w| w.1);
-                self.r.wakeups += 1;
-                self.r.wakeups_local += u64::from(target == waker);
-                let moved = self.ran_on.get(&p).is_some_and(|&c| c != target);
-                self.r.wakeups_moved += u64::from(moved);
+                if counted {
+                    self.wakeup(pid, target);
+                }
             }
         }
         Ok(())
     }
 
-    fn switch(&mut self, cpu: u32, prev: u32, state: &str, next: u32, t: u64) {
-        self.r.cpus.entry(cpu).or_default().switches += 1;
-        if is_idle(prev) {
-            self.r.idle_exits += 1;
+    fn wakeup(&mut self, pid: u32, target: u32) {
+        let r = &mut self.r;
+        r.wakeups += 1;
+        if let Some(w) = self.waking.get(&pid) {
+            r.wakeups_with_waker += 1;
+            r.wakeups_local += u64::from(w.cpu == target);
+        }
+        if let Some(&last) = self.ran_on.get(&pid) {
+            r.wakeups_with_last_cpu += 1;
+            r.wakeups_moved += u64::from(last != target);
+        }
+    }
+
+    /// Idle on `cpu` from `from` to `to`, the part inside the window.
+    fn idle(&mut self, cpu: u32, from: u64, to: u64, at: (usize, usize)) -> Result<(), ParseError> {
+        let (lo, hi) = self.window.unwrap_or((0, u64::MAX));
+        let ns = to.min(hi).saturating_sub(from.max(lo));
+        let c = self.r.cpus.entry(cpu).or_default();
+        add(&mut c.idle_ns, ns, at, "idle time")
+    }
+
+    fn switch_out(
+        &mut self,
+        cpu: u32,
+        prev: u32,
+        state: &str,
+        t: u64,
+        counted: bool,
+        at: (usize, usize),
+    ) -> Result<(), ParseError> {
+        if counted {
+            self.r.cpus.entry(cpu).or_default().switches += 1;
+        }
+        if prev == 0 {
+            self.r.idle_exits += u64::from(counted);
             if let Some(since) = self.idle_since.remove(&cpu) {
-                self.r.cpus.entry(cpu).or_default().idle_ns += t.saturating_sub(since);
+                self.idle(cpu, since, t, at)?;
             }
-        } else {
-            let ran = self.on_cpu.remove(&prev).map(|s| t.saturating_sub(s));
-            let d = self.r.switched_out.entry(state.to_string()).or_default();
+            return Ok(());
+        }
+        let ran = self.on_cpu.remove(&prev).map(|s| t.saturating_sub(s));
+        if counted {
+            let key = capped(&self.r.switched_out, state, MAX_STATES);
+            let s = self.r.switched_out.entry(key).or_default();
+            s.count += 1;
             if let Some(ran) = ran {
-                d.add(ran);
+                s.runs.add(ran);
             }
         }
-        if is_idle(next) {
+        Ok(())
+    }
+
+    fn switch_in(&mut self, cpu: u32, next: u32, t: u64, counted: bool) {
+        if next == 0 {
             self.idle_since.insert(cpu, t);
-        } else {
-            self.on_cpu.insert(next, t);
-            self.ran_on.insert(next, cpu);
-            if let Some((w, _, group)) = self.waking.remove(&next) {
+            self.r.cpus.entry(cpu).or_default();
+            return;
+        }
+        self.on_cpu.insert(next, t);
+        self.ran_on.insert(next, cpu);
+        if let Some(w) = self.waking.remove(&next) {
+            if counted {
+                let group = capped(&self.r.latency, &w.group, MAX_GROUPS);
                 self.r
                     .latency
                     .entry(group)
                     .or_default()
-                    .add(t.saturating_sub(w));
+                    .add(t.saturating_sub(w.at));
             }
         }
     }
 
     fn finish(mut self) -> Regime {
-        self.r.span_ns = match self.window {
-            Some((t0, t1)) => t1 - t0,
-            None => self.last.saturating_sub(self.first.unwrap_or(self.last)),
+        let (start, end) = match self.window {
+            Some(w) => w,
+            None => (self.first.unwrap_or(0), self.last),
         };
-        // Idle until the end counts.
-        let end = self.window.map_or(self.last, |w| w.1);
+        self.r.span_ns = end.saturating_sub(start);
         for (cpu, since) in std::mem::take(&mut self.idle_since) {
-            self.r.cpus.entry(cpu).or_default().idle_ns += end.saturating_sub(since);
+            let ns = end.saturating_sub(since.max(start));
+            let c = self.r.cpus.entry(cpu).or_default();
+            c.idle_ns = c.idle_ns.saturating_add(ns);
+        }
+        let span = self.r.span_ns;
+        for c in self.r.cpus.values_mut() {
+            c.idle_ns = c.idle_ns.min(span);
         }
         self.r
     }
 }
 
 /// The regime of ftrace text read from a stream, line by line (memory:
-/// one line, the per-pid state and fixed-size histograms), bounded as
+/// one line, the per-pid state and at most [`MAX_STATES`] and
+/// [`MAX_GROUPS`] sparse histograms), bounded as
 /// [`crate::ftrace::import_reader`] is.
 pub fn regime_reader(r: impl BufRead) -> Result<Regime, ReadError> {
-    let hint = "cut the trace to a window";
-    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, hint);
+    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
     let mut rd = Reader::default();
     while let Some((n, line)) = lines.next_line()? {
         rd.line(n, line)?;
-        if rd.first.is_none() && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
-            return Err(ReadError::Parse(ParseError::new(
-                n,
-                1,
-                format!(
-                    "no sched event in the first {} bytes",
-                    limits::TRACE_PROBE_BYTES
-                ),
-                "this reads ftrace text with sched_switch and sched_waking lines",
-            )));
+        if !rd.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
+            return Err(no_sched_event(n));
         }
     }
     Ok(rd.finish())
@@ -307,9 +381,9 @@ fn per_s(count: u64, span_ns: u64) -> f64 {
     count as f64 * 1e9 / span_ns as f64
 }
 
-fn rate(v: f64) -> String {
-    let r = v.round() as u64;
-    let s = r.to_string();
+/// `1234567.8` -> `1,234,568`.
+fn thousands(v: f64) -> String {
+    let s = (v.round() as u64).to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i) % 3 == 0 {
@@ -321,7 +395,7 @@ fn rate(v: f64) -> String {
 }
 
 fn us(v: Option<u64>) -> String {
-    v.map_or("-".into(), |ns| rate(ns as f64 / 1e3))
+    v.map_or("-".into(), |ns| thousands(ns as f64 / 1e3))
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -331,38 +405,137 @@ fn pct(part: u64, whole: u64) -> String {
     format!("{:.1}", part as f64 * 100.0 / whole as f64)
 }
 
-type Row = (String, Vec<String>, Option<f64>);
+/// A table row: a label, one cell per regime and, for two, a ratio.
+#[derive(Debug)]
+struct Row {
+    label: String,
+    cells: Vec<String>,
+}
 
-/// One row: a label, one cell per regime and, for two, their ratio.
-fn row(out: &mut Vec<Row>, label: &str, cells: &[String], ratio: Option<f64>) {
-    out.push((
-        label.to_string(),
-        cells.to_vec(),
-        ratio.filter(|r| r.is_finite()),
-    ));
+/// Builds the rows of [`table`] for one or two regimes.
+struct Rows<'a> {
+    runs: &'a [(&'a str, &'a Regime)],
+    rows: Vec<Row>,
+}
+
+impl Rows<'_> {
+    fn push(&mut self, label: &str, cells: Vec<String>, ratio: Option<f64>) {
+        let mut cells: Vec<String> = cells.iter().map(|c| shown(c).to_string()).collect();
+        if let Some(r) = ratio.filter(|r| r.is_finite()) {
+            cells.push(format!("{r:.2}"));
+        }
+        self.rows.push(Row {
+            label: shown(label).to_string(),
+            cells,
+        });
+    }
+
+    /// Cells of `f` for each regime.
+    fn each(&self, f: impl Fn(&Regime) -> String) -> Vec<String> {
+        self.runs.iter().map(|(_, r)| f(r)).collect()
+    }
+
+    /// A count a second for each regime, and B/A for two.
+    fn rate(&mut self, label: &str, count: impl Fn(&Regime) -> u64) {
+        let v: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|(_, r)| per_s(count(r), r.span_ns))
+            .collect();
+        let ratio = match v[..] {
+            [a, b] if a > 0.0 => Some(b / a),
+            _ => None,
+        };
+        self.push(label, v.into_iter().map(thousands).collect(), ratio);
+    }
+
+    /// The union of the regimes' keys of `map`, sorted.
+    fn keys<V>(&self, map: impl Fn(&Regime) -> &BTreeMap<String, V>) -> Vec<String> {
+        let mut k: Vec<String> = self
+            .runs
+            .iter()
+            .flat_map(|(_, r)| map(r).keys().cloned())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    }
+
+    fn switches(&mut self) {
+        self.rate("switches /s", |g| g.cpus.values().map(|c| c.switches).sum());
+        for st in self.keys(|g| &g.switched_out) {
+            self.rate(&format!("  from a task, prev_state {st} /s"), |g| {
+                g.switched_out.get(&st).map_or(0, |s| s.count)
+            });
+            let runs = self.each(|g| {
+                let d = g.switched_out.get(&st).map(|s| &s.runs);
+                let q = |q| us(d.and_then(|d| d.quantile(q)));
+                format!("{} / {}", q(0.5), q(0.9))
+            });
+            self.push("    its run before, p50 / p90 us", runs, None);
+        }
+        self.rate("  from idle /s", |g| g.idle_exits);
+    }
+
+    fn wakeups(&mut self) {
+        self.rate("wakeups /s", |g| g.wakeups);
+        let local = self.each(|g| pct(g.wakeups_local, g.wakeups_with_waker));
+        self.push("  on the waker's CPU %", local, None);
+        let moved = self.each(|g| pct(g.wakeups_moved, g.wakeups_with_last_cpu));
+        self.push("  not where it last ran %", moved, None);
+        for grp in self.keys(|g| &g.latency) {
+            let cells = self.each(|g| {
+                g.latency.get(&grp).map_or("-".into(), |d| {
+                    let q = |q| us(d.quantile(q));
+                    format!("{} / {} / {}", q(0.5), q(0.99), q(1.0))
+                })
+            });
+            self.push(&format!("wakeup to run {grp}, p50/p99/max us"), cells, None);
+        }
+    }
+
+    fn idle_and_losses(&mut self) {
+        let idle = self.each(|g| {
+            let by_cpu = g
+                .cpus
+                .iter()
+                .map(|(c, r)| format!("{c}:{}", pct(r.idle_ns, g.span_ns)));
+            by_cpu.collect::<Vec<_>>().join(" ")
+        });
+        self.push("idle % by CPU", idle, None);
+        if self
+            .runs
+            .iter()
+            .any(|(_, g)| g.entries.is_some_and(|(a, b)| a < b))
+        {
+            let lost = self.each(|g| {
+                g.entries
+                    .map_or("-".into(), |(a, b)| thousands(b.saturating_sub(a) as f64))
+            });
+            self.push("events lost (ring buffer overran)", lost, None);
+        }
+    }
 }
 
 /// The rows as columns as wide as their widest cell.
 fn layout(rows: &[Row]) -> String {
-    let label_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-    let cols = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    let width = |s: &str| s.chars().count();
+    let label_w = rows.iter().map(|r| width(&r.label)).max().unwrap_or(0);
+    let cols = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|i| {
             rows.iter()
-                .filter_map(|r| r.1.get(i))
-                .map(|c| c.chars().count())
+                .filter_map(|r| r.cells.get(i))
+                .map(|c| width(c))
                 .max()
                 .unwrap_or(0)
         })
         .collect();
     let mut out = String::new();
-    for (label, cells, ratio) in rows {
-        let mut line = format!("{label:<label_w$}");
-        for (c, w) in cells.iter().zip(&widths) {
+    for r in rows {
+        let mut line = format!("{:<label_w$}", r.label);
+        for (c, w) in r.cells.iter().zip(&widths) {
             line.push_str(&format!("  {c:>w$}"));
-        }
-        if let Some(r) = ratio {
-            line.push_str(&format!("  {r:>5.2}"));
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -371,214 +544,24 @@ fn layout(rows: &[Row]) -> String {
 }
 
 /// The regimes side by side (one or two, each with its name); with two,
-/// the last column is the second's rate over the first's.
+/// the last column is the second's rate over the first's (`B/A`).
 pub fn table(runs: &[(&str, &Regime)]) -> String {
-    let mut out = Vec::new();
-    let names: Vec<String> = runs.iter().map(|(n, _)| n.to_string()).collect();
-    row(&mut out, "", &names, None);
-    let two = runs.len() == 2;
-    let ratio = |a: f64, b: f64| (two && a > 0.0).then(|| b / a);
-    let rates = |f: &dyn Fn(&Regime) -> u64| -> (Vec<String>, Option<f64>) {
-        let v: Vec<f64> = runs.iter().map(|(_, r)| per_s(f(r), r.span_ns)).collect();
-        let r = if two { ratio(v[0], v[1]) } else { None };
-        (v.into_iter().map(rate).collect(), r)
+    let mut t = Rows {
+        runs,
+        rows: Vec::new(),
     };
-    let spans: Vec<String> = runs
-        .iter()
-        .map(|(_, r)| format!("{:.3}", r.span_ns as f64 / 1e9))
-        .collect();
-    row(&mut out, "span s", &spans, None);
-    let (c, r) = rates(&|g| g.cpus.values().map(|c| c.switches).sum());
-    row(&mut out, "switches /s", &c, r);
-    let mut states: Vec<&String> = runs
-        .iter()
-        .flat_map(|(_, g)| g.switched_out.keys())
-        .collect();
-    states.sort();
-    states.dedup();
-    for st in states {
-        let count = |g: &Regime| g.switched_out.get(st).map_or(0, Durations::count);
-        let (c, r) = rates(&count);
-        row(
-            &mut out,
-            &format!("  from a task, prev_state {st} /s"),
-            &c,
-            r,
-        );
-        let runs_q: Vec<String> = runs
-            .iter()
-            .map(|(_, g)| {
-                let d = g.switched_out.get(st);
-                format!(
-                    "{} / {}",
-                    us(d.and_then(|d| d.quantile(0.5))),
-                    us(d.and_then(|d| d.quantile(0.9)))
-                )
-            })
-            .collect();
-        row(&mut out, "    its run before, p50 / p90 us", &runs_q, None);
+    let mut names: Vec<String> = runs.iter().map(|(n, _)| n.to_string()).collect();
+    if runs.len() == 2 {
+        names.push("B/A".into());
     }
-    let (c, r) = rates(&|g| g.idle_exits);
-    row(&mut out, "  from idle /s", &c, r);
-    let (c, r) = rates(&|g| g.wakeups);
-    row(&mut out, "wakeups /s", &c, r);
-    let local: Vec<String> = runs
-        .iter()
-        .map(|(_, g)| pct(g.wakeups_local, g.wakeups))
-        .collect();
-    row(&mut out, "  on the waker's CPU %", &local, None);
-    let moved: Vec<String> = runs
-        .iter()
-        .map(|(_, g)| pct(g.wakeups_moved, g.wakeups))
-        .collect();
-    row(&mut out, "  not where it last ran %", &moved, None);
-    let mut groups: Vec<&String> = runs.iter().flat_map(|(_, g)| g.latency.keys()).collect();
-    groups.sort();
-    groups.dedup();
-    for grp in groups {
-        let cells: Vec<String> = runs
-            .iter()
-            .map(|(_, g)| {
-                g.latency.get(grp).map_or("-".into(), |d| {
-                    format!(
-                        "{} / {} / {}",
-                        us(d.quantile(0.5)),
-                        us(d.quantile(0.99)),
-                        us(d.quantile(1.0))
-                    )
-                })
-            })
-            .collect();
-        row(
-            &mut out,
-            &format!("wakeup to run {grp}, p50/p99/max us"),
-            &cells,
-            None,
-        );
-    }
-    let idle: Vec<String> = runs
-        .iter()
-        .map(|(_, g)| {
-            g.cpus
-                .values()
-                .map(|c| pct(c.idle_ns, g.span_ns))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    row(&mut out, "idle % by CPU", &idle, None);
-    layout(&out)
+    t.push("", names, None);
+    let spans = t.each(|g| format!("{:.3}", g.span_ns as f64 / 1e9));
+    t.push("span s", spans, None);
+    t.switches();
+    t.wakeups();
+    t.idle_and_losses();
+    layout(&t.rows)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn buckets_are_ordered_and_close() {
-        let mut last = 0;
-        for v in (0..200_000u64).chain([u64::MAX / 3, u64::MAX]) {
-            let b = bucket(v);
-            assert!(b < BUCKETS, "{v}");
-            assert!(b >= last || v < 200_000, "{v}");
-            last = b;
-            let f = floor(b);
-            assert!(f <= v, "{v}: floor {f}");
-            assert!((v - f) as f64 <= v as f64 / 32.0 + 1.0, "{v}: floor {f}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn quantiles_are_near_the_exact_ones(mut v in prop::collection::vec(0u64..50_000_000, 1..400), q in 0.0f64..1.0) {
-            let mut d = Durations::default();
-            for &x in &v {
-                d.add(x);
-            }
-            v.sort_unstable();
-            let rank = ((q * v.len() as f64).ceil() as usize).max(1);
-            let exact = v[rank - 1];
-            let got = d.quantile(q).unwrap();
-            prop_assert!(got <= exact && exact - got <= exact / 32 + 1, "q {q}: {got} against {exact}");
-            prop_assert_eq!(d.quantile(1.0), v.last().copied());
-        }
-    }
-
-    #[test]
-    fn groups_drop_a_numeric_suffix() {
-        assert_eq!(group_of("hb.11"), "hb");
-        assert_eq!(group_of("hb"), "hb");
-        assert_eq!(group_of("kworker/0:1"), "kworker/0:1");
-        assert_eq!(group_of("a.b"), "a.b");
-        assert_eq!(group_of(".3"), ".3");
-        assert_eq!(group_of("x."), "x.");
-    }
-
-    const TRACE: &str = "\
-# tracer: nop
-            hb.0-10      [000] d..2.     1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=hb.0 next_pid=10 next_prio=120
-            hb.0-10      [000] d..3.     1.000010: sched_waking: comm=hb.1 pid=11 prio=120 target_cpu=000
-            hb.0-10      [000] dl.4.     1.000012: sched_wakeup: comm=hb.1 pid=11 prio=120 target_cpu=000
-            hb.0-10      [000] d..2.     1.000020: sched_switch: prev_comm=hb.0 prev_pid=10 prev_prio=120 prev_state=R ==> next_comm=hb.1 next_pid=11 next_prio=120
-            hb.1-11      [000] d..2.     1.000050: sched_switch: prev_comm=hb.1 prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
-            hb.0-10      [001] d..3.     1.000060: sched_waking: comm=hb.1 pid=11 prio=120 target_cpu=001
-          <idle>-0       [001] d..2.     1.000100: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=hb.1 next_pid=11 next_prio=120
-";
-
-    #[test]
-    fn a_small_trace_reads_as_written() {
-        let r = regime_reader(TRACE.as_bytes()).unwrap();
-        assert_eq!(r.span_ns, 100_000);
-        assert_eq!(r.cpus[&0].switches, 3);
-        assert_eq!(
-            r.cpus[&0].idle_ns, 50_000,
-            "CPU 0 idle from 1.000050 to the end"
-        );
-        assert_eq!(r.cpus[&1].switches, 1);
-        assert_eq!(r.idle_exits, 2);
-        assert_eq!(r.switched_out["R"].count(), 1);
-        // Quantiles are bucket floors (within 1/32 below), the maximum exact.
-        let near =
-            |got: Option<u64>, want: u64| got.is_some_and(|g| g <= want && want - g <= want / 32);
-        assert!(near(r.switched_out["R"].quantile(0.5), 20_000));
-        assert_eq!(r.switched_out["S"].quantile(1.0), Some(30_000));
-        assert_eq!((r.wakeups, r.wakeups_local, r.wakeups_moved), (1, 1, 0));
-        let lat = &r.latency["hb"];
-        assert_eq!(lat.count(), 2);
-        assert_eq!(lat.quantile(1.0), Some(40_000));
-        assert!(near(lat.quantile(0.0), 10_000));
-    }
-
-    #[test]
-    fn the_table_puts_two_traces_side_by_side() {
-        let r = regime_reader(TRACE.as_bytes()).unwrap();
-        let t = table(&[("kernel", &r), ("twin", &r)]);
-        let line = |label: &str| {
-            t.lines()
-                .find(|l| l.starts_with(label))
-                .unwrap_or_else(|| panic!("no {label} in\n{t}"))
-                .to_string()
-        };
-        // 4 switches in 100 us: 40,000 a second, the same on both sides.
-        let words = |l: String| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-        assert_eq!(
-            words(line("switches /s")),
-            ["switches", "/s", "40,000", "40,000", "1.00"],
-            "{t}"
-        );
-        assert!(line("  on the waker's CPU %").contains("100.0"), "{t}");
-        assert!(line("wakeup to run hb").contains(" / 40 "), "{t}");
-        let one = table(&[("kernel", &r)]);
-        assert!(!one.lines().any(|l| l.ends_with("1.00")), "{one}");
-    }
-
-    #[test]
-    fn a_malformed_switch_names_its_line() {
-        let text = "x-1 [000] d..2. 1.0: sched_switch: prev_comm=x prev_pid=1\n";
-        let Err(ReadError::Parse(e)) = regime_reader(text.as_bytes()) else {
-            panic!("no error");
-        };
-        assert_eq!(e.line, 1);
-    }
-}
+mod tests;
