@@ -655,9 +655,11 @@ fn import(what: ImportKind) -> Result<(), BadInput> {
                     "--against -: standard input can be read once; give one trace as a file".into(),
                 ));
             }
-            let mut runs = vec![(file.clone(), read_regime(&file)?)];
-            if let Some(b) = against {
-                runs.push((b.clone(), read_regime(&b)?));
+            let a = read_regime(&file)?;
+            let mut runs = vec![(file, a)];
+            if let Some(name) = against {
+                let b = read_regime(&name)?;
+                runs.push((name, b));
             }
             let named: Vec<(&str, &Regime)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
             out!("{}", eevdf_scenario::ftrace_regime::table(&named));

@@ -267,7 +267,7 @@ impl EventLine<'_> {
 
 /// The error of a stream with no sched event in its first
 /// [`limits::TRACE_PROBE_BYTES`] (line `n`).
-pub(crate) fn no_sched_event(n: usize) -> ReadError {
+fn no_sched_event(n: usize) -> ReadError {
     ReadError::Parse(ParseError::new(
         n,
         1,
@@ -375,7 +375,7 @@ impl Importer {
 /// Per-pid statistics of a trace, by pid.
 pub type TraceStats = BTreeMap<u32, TaskTraceStats>;
 
-pub(crate) const TRACE_HINT: &str = "cut the trace to a window";
+const TRACE_HINT: &str = "cut the trace to a window";
 
 /// Imports ftrace text (ours, or `trace-cmd report` / tracefs output) and
 /// computes per-pid run/sleep/latency statistics. Lines that are not
@@ -402,15 +402,29 @@ pub fn import(text: &str) -> Result<TraceStats, ParseError> {
 /// with no sched event in its first [`limits::TRACE_PROBE_BYTES`] is an
 /// error.
 pub fn import_reader(r: impl BufRead) -> Result<TraceStats, ReadError> {
-    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
     let mut imp = Importer::default();
-    while let Some((n, line)) = lines.next_line()? {
+    read_lines(r, |n, line| {
         imp.line(n, line)?;
-        if !imp.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
+        Ok(imp.sched)
+    })?;
+    Ok(imp.stats)
+}
+
+/// Feeds `line` each line of a trace stream within the trace bounds;
+/// `line` says whether a sched event was seen so far, and a stream with
+/// none in its first [`limits::TRACE_PROBE_BYTES`] is refused.
+pub(crate) fn read_lines(
+    r: impl BufRead,
+    mut line: impl FnMut(usize, &str) -> Result<bool, ParseError>,
+) -> Result<(), ReadError> {
+    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
+    while let Some((n, text)) = lines.next_line()? {
+        let sched = line(n, text)?;
+        if !sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
             return Err(no_sched_event(n));
         }
     }
-    Ok(imp.stats)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use crate::display::shown;
-use crate::ftrace::{add, event_line, field, malformed, no_sched_event, TRACE_HINT};
-use crate::limits::{self, BoundedLines, ReadError};
+use crate::ftrace::{add, event_line, field, malformed, read_lines};
+use crate::limits::ReadError;
 use crate::ParseError;
 
 /// Log-linear buckets: 2^SUB_BITS per power of two, so a quantile is
@@ -252,8 +252,7 @@ impl Reader {
             }
             "sched_waking" => {
                 let pid = num("pid=").ok_or_else(|| bad("no pid"))?;
-                let group = group_of(field(l.body, "comm=").unwrap_or(""));
-                let group = capped(&self.r.latency, group, MAX_GROUPS);
+                let group = group_of(field(l.body, "comm=").unwrap_or("")).to_string();
                 self.waking.insert(pid, Waking { at: t, cpu, group });
             }
             _ => {
@@ -363,14 +362,11 @@ impl Reader {
 /// [`MAX_GROUPS`] sparse histograms), bounded as
 /// [`crate::ftrace::import_reader`] is.
 pub fn regime_reader(r: impl BufRead) -> Result<Regime, ReadError> {
-    let mut lines = BoundedLines::new(r, limits::TRACE_LINE_BYTES, limits::TRACE_BYTES, TRACE_HINT);
     let mut rd = Reader::default();
-    while let Some((n, line)) = lines.next_line()? {
+    read_lines(r, |n, line| {
         rd.line(n, line)?;
-        if !rd.sched && lines.bytes_read() > limits::TRACE_PROBE_BYTES {
-            return Err(no_sched_event(n));
-        }
-    }
+        Ok(rd.sched)
+    })?;
     Ok(rd.finish())
 }
 
