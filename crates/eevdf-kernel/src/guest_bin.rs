@@ -60,7 +60,7 @@ fn build(log: &mut dyn FnMut(&str)) -> Result<PathBuf, KernelError> {
         .or_else(|_| std::env::var("HOME").map(|h| format!("{h}/.cargo")))
         .unwrap_or_default();
     let mut flags = format!(
-        "-C target-feature=+crt-static --remap-path-prefix={}=/eevdf",
+        "-C target-feature=+crt-static --cfg eevdf_guest --remap-path-prefix={}=/eevdf",
         root.display()
     );
     if !home.is_empty() {

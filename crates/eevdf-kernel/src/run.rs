@@ -82,8 +82,17 @@ pub struct KernelRun {
 /// their order: canonical text drops a token equal to the profile's
 /// default (`PS_CLEAR_BUDDY` on v7.1), but the kernel must still see it,
 /// or refuse it. Replaying them leaves the effective features unchanged.
+///
+/// The `engine` line is left out: the guest takes nothing from it, and
+/// the text is part of the boot's cache key, which an engine release
+/// must not change.
 pub fn guest_text(sc: &Scenario) -> String {
-    let text = sc.to_text();
+    let text: String = sc
+        .to_text()
+        .lines()
+        .filter(|l| !l.starts_with("engine "))
+        .flat_map(|l| [l, "\n"])
+        .collect();
     let tokens = sc.features.tokens();
     if tokens.is_empty() {
         return text;
@@ -456,6 +465,19 @@ mod tests {
         let back = sc(&g);
         assert_eq!(back, feats);
         assert!(back.features.tokens().iter().any(|t| t == "PS_CLEAR_BUDDY"));
+    }
+
+    #[test]
+    fn the_guest_text_names_no_engine() {
+        let now = sc("eevdf-scenario v1\ntask a kind=hog\nend\n");
+        // 0.2 and later keep the kernel's preemption model (0.1 pins
+        // `full`, which the guest text then says).
+        let old = sc("eevdf-scenario v1\nengine 0.9\ntask a kind=hog\nend\n");
+        assert!(old.to_text().contains("engine 0.9\n"));
+        let g = guest_text(&old);
+        assert!(!g.contains("engine"), "{g}");
+        assert_eq!(g, guest_text(&now), "the same boot key for both");
+        assert_eq!(sc(&g).sim_config(), old.sim_config());
     }
 
     #[test]

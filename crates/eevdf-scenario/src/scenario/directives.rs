@@ -224,7 +224,7 @@ pub const DIRECTIVES: &[Directive] = &[
         name: "engine",
         value: "X.Y",
         default: ENGINE_VERSION,
-        example: "engine 0.10",
+        example: "engine 0.1",
         help: "The engine version the text was made with; this engine runs it and notes the difference (CHANGELOG.md lists what changed).",
         settable: true,
         keys: &[],

@@ -53,7 +53,14 @@ use eevdf_sim::{Costs, GroupSpec, Nanos, PreemptModel, SimConfig, TaskSpec, Work
 use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
+#[cfg(not(eevdf_guest))]
 pub const ENGINE_VERSION: &str = "0.10";
+/// The guest runner's stand-in (built with `--cfg eevdf_guest` by
+/// `eevdf_kernel::guest_bin`): the guest computes no results, and its
+/// bytes are part of every kernel run's cache key, so an engine release
+/// must not change them (ARCHITECTURE.md, "Real-kernel mode").
+#[cfg(eevdf_guest)]
+pub const ENGINE_VERSION: &str = "0.0";
 
 /// `engine` (a checked `X.Y`) is older than `major.minor`.
 pub fn engine_before(engine: &str, (major, minor): (u64, u64)) -> bool {
