@@ -102,6 +102,30 @@ impl Pelt {
         self.last = now;
     }
 
+    /// When the signal was last brought up to date.
+    pub fn last_update(&self) -> Nanos {
+        self.last
+    }
+
+    /// Adds a task's average that arrives with it (7.2.13
+    /// `attach_entity_load_avg`, at a migrated task's enqueue). Not
+    /// inlined: the page's wasm budget has no room for copies of its
+    /// 128-bit arithmetic.
+    #[inline(never)]
+    pub fn attach(&mut self, avg: u64) {
+        self.acc += u128::from(avg) << FRAC;
+        self.avg = (self.acc >> FRAC) as u64;
+    }
+
+    /// Takes out a task's average that leaves with it, never below zero
+    /// (`remove_entity_load_avg` or `detach_entity_load_avg`, then
+    /// `sub_positive`).
+    #[inline(never)]
+    pub fn detach(&mut self, avg: u64) {
+        self.acc = self.acc.saturating_sub(u128::from(avg) << FRAC);
+        self.avg = (self.acc >> FRAC) as u64;
+    }
+
     /// The average as of `now` without changing the state.
     pub fn peek(&self, now: Nanos, level: u64) -> u64 {
         let mut p = *self;
@@ -197,6 +221,29 @@ mod tests {
                 assert_eq!(a.peek_pair(&c, later, 0, 7), want);
             }
         }
+    }
+
+    #[test]
+    fn an_attached_average_decays_like_its_own_history() {
+        // A CPU that ran a task alone has the task's average; moving it
+        // to an idle CPU and on decaying both gives what the task's own
+        // signal gives (PELT is linear in its level).
+        let (mut task, mut src, mut dst) = (Pelt::default(), Pelt::default(), Pelt::default());
+        let t0 = 40 * PERIOD_NS + 12_345;
+        task.update(t0, 1024);
+        src.update(t0, 1024);
+        dst.update(t0, 0);
+        assert_eq!(task, src);
+        src.detach(task.avg);
+        dst.attach(task.avg);
+        assert!(src.avg == 0 && dst.avg == task.avg, "{src:?} {dst:?}");
+        let t1 = t0 + 7 * PERIOD_NS;
+        task.update(t1, 0);
+        dst.update(t1, 0);
+        assert!(dst.avg.abs_diff(task.avg) <= 1, "{} {}", dst.avg, task.avg);
+        // Taking out more than is there leaves zero, not a wrap.
+        src.detach(5000);
+        assert_eq!((src.avg, src.acc), (0, 0));
     }
 
     #[test]

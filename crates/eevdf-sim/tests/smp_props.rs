@@ -1,7 +1,9 @@
-//! Property test for docs/model.md §9 invariant 14 (no lost wakeups) on SMP
-//! machines: random workloads on random topologies, random features;
+//! Property tests on SMP machines: random workloads on random topologies,
+//! random features. docs/model.md §9 invariant 14 (no lost wakeups):
 //! every few milliseconds each thread must be where its state says, and
-//! every runqueue must pass its invariant check.
+//! every runqueue must pass its invariant check. Invariant 15 (PELT
+//! follows migrations): each CPU's utilisation is the sum of its
+//! threads', sleeping ones included.
 
 use eevdf_core::{FeatureSet, Policy, Profile};
 use eevdf_sim::topology::{CustomMachine, MachineSpec};
@@ -102,6 +104,37 @@ proptest! {
             if let Err(e) = sim.check_threads() {
                 return Err(TestCaseError::fail(format!("at {} ms: {e}", step * 5)));
             }
+            if let Err(e) = util_follows_threads(&sim, step * 5_000_000) {
+                return Err(TestCaseError::fail(format!("at {} ms: {e}", step * 5)));
+            }
         }
     }
+}
+
+/// 7.2.13 keeps `cfs_rq->avg.util_avg` the sum of its entities' (a
+/// migrating task's goes with it: `remove_entity_load_avg`,
+/// `attach_entity_load_avg`). Here the two are separate averages of the
+/// same running time, so they differ only by rounding: a PELT update's
+/// within-period interpolation, a few units per thread.
+fn util_follows_threads(sim: &Sim, now: u64) -> Result<(), String> {
+    let n = sim.topology().nr_cpus();
+    let mut sum = vec![0u64; n as usize];
+    let mut count = vec![0u64; n as usize];
+    for tid in 0..sim.thread_directives().len() {
+        let cpu = sim.thread_cpu(tid) as usize;
+        sum[cpu] += sim.thread_util_avg(tid, now);
+        count[cpu] += 1;
+    }
+    for cpu in 0..n {
+        let have = sim.cpu_util_avg(cpu, now);
+        let want = sum[cpu as usize];
+        let tol = 16 + 16 * count[cpu as usize];
+        if have.abs_diff(want) > tol {
+            return Err(format!(
+                "CPU {cpu} util {have}, its {} threads' sum {want}",
+                count[cpu as usize]
+            ));
+        }
+    }
+    Ok(())
 }

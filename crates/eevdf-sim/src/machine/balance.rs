@@ -17,6 +17,7 @@ use eevdf_core::{CfsRqId, WakeFlags};
 
 use super::{Sim, State};
 use crate::config::Nanos;
+use crate::pelt::Pelt;
 use crate::placement::{self, CpuView, CpuViews, MachineView, PlaceReason, WakeCtx};
 use crate::topology::SchedDomain;
 use crate::workload::Tid;
@@ -40,7 +41,7 @@ fn view_of(c: &super::Cpu, now: Nanos) -> CpuView {
         sched_idle: false,
         nr_running: c.rq.h_nr_queued,
         nr_delayed: c.rq.h_nr_delayed,
-        util,
+        util: cpu_util(c, util),
         load,
         min_slice: (ms != u64::MAX).then_some(ms),
     }
@@ -179,7 +180,14 @@ impl GroupStats {
 /// The PELT utilisation input of a CPU: its capacity while something
 /// runs (`accumulate_sum` scales running time by
 /// `arch_scale_cpu_capacity`, so utilisation measures work done).
-fn busy_level(c: &super::Cpu) -> u64 {
+/// `cpu_util()`: a CPU's utilisation capped at its capacity (a migrated
+/// task's average can take the sum past it).
+#[inline]
+fn cpu_util(c: &super::Cpu, util: u64) -> u64 {
+    util.min(c.capacity)
+}
+
+pub(super) fn busy_level(c: &super::Cpu) -> u64 {
     if c.curr.is_some() {
         c.capacity
     } else {
@@ -189,6 +197,9 @@ fn busy_level(c: &super::Cpu) -> u64 {
 
 impl Sim {
     /// Brings a CPU's PELT signals up to `now` (levels as they were).
+    /// Not inlined, nor is `pelt_thread`: a copy at each of their call
+    /// sites cost the page's wasm budget more than the calls cost time.
+    #[inline(never)]
     pub(super) fn pelt_cpu(&mut self, cpu: u32, now: Nanos) {
         let c = &mut self.cpus[cpu as usize];
         if now > c.nr_last {
@@ -207,8 +218,17 @@ impl Sim {
     }
 
     /// Brings a thread's PELT signals up to `now`.
+    #[inline(never)]
     pub(super) fn pelt_thread(&mut self, tid: Tid, now: Nanos) {
+        let (running, runnable) = self.pelt_levels(tid);
         let t = &mut self.threads[tid];
+        t.util.update_pair(&mut t.load, now, running, runnable);
+    }
+
+    /// A thread's PELT input levels: its CPU's capacity while it runs,
+    /// its weight while it runs or waits to.
+    pub(super) fn pelt_levels(&self, tid: Tid) -> (u64, u64) {
+        let t = &self.threads[tid];
         let running = if matches!(t.state, State::Running | State::Blocking) {
             self.cpus[t.cpu as usize].capacity
         } else {
@@ -219,7 +239,7 @@ impl Sim {
         } else {
             0
         };
-        t.util.update_pair(&mut t.load, now, running, runnable);
+        (running, runnable)
     }
 
     /// `record_wakee`: the waker's flip counter (halved every second).
@@ -306,20 +326,62 @@ impl Sim {
     }
 
     fn queue_on(&self, cpu: u32, tid: Tid) -> CfsRqId {
-        let d = self.threads[tid].directive;
-        match self.cfg.tasks[d]
-            .group
-            .as_ref()
-            .and_then(|p| self.cfg.groups.iter().position(|x| &x.path == p))
-        {
+        match self.group_of(tid) {
             Some(g) => self.cpus[cpu as usize].groups[g].1,
             None => CfsRqId::ROOT,
         }
     }
 
+    /// The index of the thread's task group, `None` for the root.
+    pub(super) fn group_of(&self, tid: Tid) -> Option<usize> {
+        let d = self.threads[tid].directive;
+        self.cfg.tasks[d]
+            .group
+            .as_ref()
+            .and_then(|p| self.cfg.groups.iter().position(|x| &x.path == p))
+    }
+
+    /// A migrating thread takes its PELT averages along (7.2.13 fair.c:
+    /// `migrate_task_rq_fair` -> `remove_entity_load_avg` on `src`, or
+    /// `detach_entity_load_avg` when a balance moves it; then
+    /// `attach_entity_load_avg` at its enqueue on `dst`). A thread in a
+    /// group moves its load between the group's queues, and its
+    /// utilisation, which the group entities pass up unchanged, at the
+    /// root; the root's load follows through the group entity's weight.
+    #[inline(never)]
+    fn move_pelt(&mut self, tid: Tid, src: u32, dst: u32, now: Nanos) {
+        self.pelt_thread(tid, now);
+        self.pelt_cpu(src, now);
+        self.pelt_cpu(dst, now);
+        let t = &self.threads[tid];
+        let (util, load) = (t.util.avg, t.load.avg);
+        let group = self.group_of(tid);
+        for (cpu, arrives) in [(src, false), (dst, true)] {
+            let c = &mut self.cpus[cpu as usize];
+            debug_assert_eq!(c.util.last_update(), now, "pelt_cpu brought {cpu} to now");
+            let move_avg = |p: &mut Pelt, avg| {
+                if arrives {
+                    p.attach(avg);
+                } else {
+                    p.detach(avg);
+                }
+            };
+            move_avg(&mut c.util, util);
+            match group {
+                None => move_avg(&mut c.load, load),
+                Some(g) => {
+                    let (pelt, level) = &mut c.group_load[g];
+                    pelt.update(now, *level);
+                    move_avg(pelt, load);
+                }
+            }
+        }
+    }
+
     /// Moves a dequeued (sleeping) thread's entity to `dst`.
-    pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32) {
+    pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32, now: Nanos) {
         let src = self.threads[tid].cpu;
+        self.move_pelt(tid, src, dst, now);
         let eid = self.threads[tid].eid;
         self.count_migration(src, dst);
         self.trace_migration(tid, src, dst);
@@ -344,8 +406,7 @@ impl Sim {
     /// `attach_task` with the kernel's flags).
     fn migrate_runnable(&mut self, tid: Tid, dst: u32, now: Nanos) {
         let src = self.threads[tid].cpu;
-        self.pelt_cpu(src, now);
-        self.pelt_cpu(dst, now);
+        self.move_pelt(tid, src, dst, now);
         let eid = self.threads[tid].eid;
         let c = &mut self.cpus[src as usize];
         c.rq.set_clock(now);
@@ -518,7 +579,7 @@ impl Sim {
             .iter()
             .map(|i| {
                 let c = &self.cpus[*i as usize];
-                c.util.peek(now, busy_level(c))
+                cpu_util(c, c.util.peek(now, busy_level(c)))
             })
             .sum();
         let x = sum / weight.max(1);
@@ -539,7 +600,7 @@ impl Sim {
             let load_weight = c.rq.cfs(CfsRqId::ROOT).load_weight;
             let (util, load) = c.util.peek_pair(&c.load, now, busy, load_weight);
             s.load += load;
-            s.util += util;
+            s.util += cpu_util(c, util);
             s.capacity += cap;
             s.idle += u64::from(c.curr.is_none() && c.rq.h_nr_queued == 0);
             s.weight += 1;

@@ -687,7 +687,7 @@ impl Sim {
             cpu
         };
         if cpu != prev {
-            self.move_sleeping(tid, cpu);
+            self.move_sleeping(tid, cpu, now);
         }
         if self.observers.wants(Interest::WAKEUP) {
             let cost = self.cfg.costs.wake_ns;
@@ -763,12 +763,7 @@ impl Sim {
     /// CPU's load is `max(queue weight, PELT load of the queue)` and
     /// `tg_weight` sums those loads over the CPUs.
     fn update_group_share(&mut self, cpu: u32, tid: Tid, now: Nanos) {
-        let d = self.threads[tid].directive;
-        let Some(g) = self.cfg.tasks[d]
-            .group
-            .as_ref()
-            .and_then(|p| self.cfg.groups.iter().position(|x| &x.path == p))
-        else {
+        let Some(g) = self.group_of(tid) else {
             return;
         };
         {

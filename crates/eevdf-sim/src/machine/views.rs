@@ -163,7 +163,20 @@ impl Sim {
     pub fn cpu_busy_util(&self, cpu: u32, now: Nanos) -> (Nanos, u64) {
         let c = &self.cpus[cpu as usize];
         let open = c.busy_since.map_or(0, |s| now.saturating_sub(s));
-        (c.busy_ns + open, c.util.avg)
+        (c.busy_ns + open, c.util.avg.min(c.capacity))
+    }
+
+    /// `cfs_rq->avg.util_avg` of `cpu` at `now`: not capped at its
+    /// capacity, as the kernel keeps it (readers cap it, `cpu_util()`).
+    pub fn cpu_util_avg(&self, cpu: u32, now: Nanos) -> u64 {
+        let c = &self.cpus[cpu as usize];
+        c.util.peek(now, balance::busy_level(c))
+    }
+
+    /// `se->avg.util_avg` of a thread at `now`.
+    pub fn thread_util_avg(&self, tid: usize, now: Nanos) -> u64 {
+        let (running, _) = self.pelt_levels(tid);
+        self.threads[tid].util.peek(now, running)
     }
 
     /// The `task` directive each thread came from, in creation order.
