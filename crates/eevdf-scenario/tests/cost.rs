@@ -1,7 +1,7 @@
 //! The cost model (`eevdf_sim::cost`) against measured runs: its event
-//! estimate is within 3x of the events every preset really takes (4x
-//! above: an over-estimate only refuses early), and the limits refuse
-//! what they should with a positioned error.
+//! estimate is within 3x of the events every preset really takes (one
+//! preset excepted, below), and the limits refuse what they should with
+//! a positioned error.
 
 use eevdf_scenario::presets::PRESETS;
 use eevdf_scenario::scenario::Scenario;
@@ -22,13 +22,19 @@ fn the_estimate_is_within_3x_of_every_preset() {
             "{:24} estimated {:>9} measured {:>9} x{ratio:.2}",
             p.name, cost.events, r.events
         ));
-        // Over by up to 4x: engine 0.11's PELT, which follows a
-        // migration, halved flatten-hackbench's events on rb5 (1 s:
-        // 56,105 to 48,046 against 154,000 estimated). The estimate is
-        // in the scenario parser, which the guest links, so retuning it
-        // waits for the next reference refresh.
+        // flatten-hackbench may be over by up to 4x: engine 0.11's PELT,
+        // which follows a migration, cut its events on rb5 by 14 % in
+        // the first second (56,105 to 48,046 against 154,000 estimated)
+        // and by 43 % over 3 s. The estimate is in the scenario parser,
+        // which the guest links, so retuning it waits for the next
+        // reference refresh; an over-estimate only refuses early.
+        let over = if p.name == "flatten-hackbench" {
+            4.0
+        } else {
+            3.0
+        };
         assert!(
-            (1.0 / 3.0..=4.0).contains(&ratio),
+            (1.0 / 3.0..=over).contains(&ratio),
             "{}: estimated {} events, measured {}\n{}",
             p.name,
             cost.events,

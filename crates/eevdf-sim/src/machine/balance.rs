@@ -177,9 +177,6 @@ impl GroupStats {
     }
 }
 
-/// The PELT utilisation input of a CPU: its capacity while something
-/// runs (`accumulate_sum` scales running time by
-/// `arch_scale_cpu_capacity`, so utilisation measures work done).
 /// `cpu_util()`: a CPU's utilisation capped at its capacity (a migrated
 /// task's average can take the sum past it).
 #[inline]
@@ -187,6 +184,9 @@ fn cpu_util(c: &super::Cpu, util: u64) -> u64 {
     util.min(c.capacity)
 }
 
+/// The PELT utilisation input of a CPU: its capacity while something
+/// runs (`accumulate_sum` scales running time by
+/// `arch_scale_cpu_capacity`, so utilisation measures work done).
 pub(super) fn busy_level(c: &super::Cpu) -> u64 {
     if c.curr.is_some() {
         c.capacity
