@@ -180,7 +180,7 @@ impl GroupStats {
 /// `cpu_util()`: a CPU's utilisation capped at its capacity (a migrated
 /// task's average can take the sum past it).
 #[inline]
-fn cpu_util(c: &super::Cpu, util: u64) -> u64 {
+pub(super) fn cpu_util(c: &super::Cpu, util: u64) -> u64 {
     util.min(c.capacity)
 }
 

@@ -70,7 +70,7 @@ impl Sim {
                 busy_ns: c.busy_ns,
                 switches: c.switches,
                 nr_running_milli: (c.nr_area * 1000 / u128::from(end.max(1))) as u64,
-                util: c.util.avg.min(c.capacity),
+                util: super::balance::cpu_util(c, c.util.avg),
                 capacity: self.topo.capacity(i as u32),
             })
             .collect();

@@ -163,7 +163,7 @@ impl Sim {
     pub fn cpu_busy_util(&self, cpu: u32, now: Nanos) -> (Nanos, u64) {
         let c = &self.cpus[cpu as usize];
         let open = c.busy_since.map_or(0, |s| now.saturating_sub(s));
-        (c.busy_ns + open, c.util.avg.min(c.capacity))
+        (c.busy_ns + open, balance::cpu_util(c, c.util.avg))
     }
 
     /// `cfs_rq->avg.util_avg` of `cpu` at `now`: not capped at its
