@@ -59,8 +59,15 @@ fn repeated(unit: &[u8], total: usize) -> Box<dyn Iterator<Item = Vec<u8>> + Sen
     Box::new(std::iter::repeat_n(chunk, n))
 }
 
+/// Writes `bytes` to a file called `name` in a directory of its own:
+/// tests run in parallel, and several write a file of the same name
+/// (the errors they check quote it).
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hostile");
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("hostile")
+        .join(n.to_string());
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();

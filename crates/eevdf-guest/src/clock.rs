@@ -134,13 +134,28 @@ mod tests {
 
     #[test]
     fn burn_runs_about_the_asked_cpu_time() {
-        let b = Burner::calibrated();
-        let c0 = thread_cpu();
-        b.burn(5_000_000);
-        let used = thread_cpu() - c0;
-        // Exact under -icount; a native host may change speed after the
-        // calibration (and tests run in parallel), so within 2x here.
-        assert!((2_500_000..10_000_000).contains(&used), "{used}");
+        // Exact under -icount (the kernel runs hold that). On a native
+        // host the speed can change after the calibration: a busy SMT
+        // sibling during it makes the later burn up to twice as fast.
+        // So here: within 4x, and twice the ask burns about twice the
+        // CPU, in one of three calibrate-and-burn attempts; a burner
+        // that ignores its argument fails all three.
+        let mut tries = Vec::new();
+        for _ in 0..3 {
+            let b = Burner::calibrated();
+            let burn = |ns| {
+                let c0 = thread_cpu();
+                b.burn(ns);
+                thread_cpu() - c0
+            };
+            let (one, two) = (burn(5_000_000), burn(10_000_000));
+            tries.push((one, two));
+            let ratio = two as f64 / one.max(1) as f64;
+            if (1_250_000..20_000_000).contains(&one) && (1.5..2.5).contains(&ratio) {
+                return;
+            }
+        }
+        panic!("5 and 10 ms of burn took {tries:?} ns of CPU");
     }
 
     #[test]
