@@ -67,7 +67,7 @@ try {
       const note = await page.waitForSelector('[data-testid=engine-note]', { timeout: 20000 });
       await waitDone(page);
       const noteText = await note.textContent();
-      check(noteText.startsWith('made with engine 0.1, computed by 0.11'), `engine note ${noteText}`);
+      check(noteText.startsWith('made with engine 0.1, computed by 0.12'), `engine note ${noteText}`);
       const model = await page.$eval('[data-testid=preempt]', (e) => e.value);
       check(model === 'full', `a 0.1 link runs under ${model}`);
       await page.screenshot({ path: 'target/e2e/engine-note.png' });

@@ -47,7 +47,7 @@ fn the_mail_pastes_back_to_the_same_ab_state() {
         "{mail}"
     );
     assert!(
-        mail.contains("Simulated by eevdf-playground engine 0.11, not a kernel run."),
+        mail.contains("Simulated by eevdf-playground engine 0.12, not a kernel run."),
         "{mail}"
     );
     assert!(mail.contains("NO_PREEMPT_SHORT| PREEMPT_SHORT"), "{mail}");

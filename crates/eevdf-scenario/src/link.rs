@@ -283,7 +283,7 @@ mod tests {
     use proptest::prelude::*;
 
     const T: &str = "eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -300,7 +300,7 @@ end
     fn v1_links_are_readable_and_round_trip() {
         let sc = Scenario::parse(T).unwrap();
         let f = fragment(&sc);
-        assert!(f.starts_with("v1;engine+0.11;machine+rb5;"), "{f}");
+        assert!(f.starts_with("v1;engine+0.12;machine+rb5;"), "{f}");
         assert!(!f.contains('%'), "no escapes for canonical text: {f}");
         assert!(f.len() <= 260, "{} chars", f.len());
         let back = decode(&url(&sc, DEFAULT_BASE)).unwrap();

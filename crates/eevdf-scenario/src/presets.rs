@@ -52,7 +52,7 @@ const fn falls(token: &'static str, task: &'static str, pct: &'static str) -> Fl
 // and the page shows both threads' numbers for it.
 const RB5_CT_ALONE: &str = "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -63,7 +63,7 @@ end
 ";
 const RB5_CT_RTAPP: &str = "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -75,7 +75,7 @@ end
 ";
 const RB5_CT_HACKBENCH: &str = "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -93,7 +93,7 @@ pub static PRESETS: &[Preset] = &[
         source: "Each Try button flips one feature. On a real 7.2.13 kernel (five seeds, tests/kernel-ref/default.7.2.jsonl, `make default-ref`) NO_PREEMPT_SHORT raises ct's p99 from 1.36 to 2.98 ms; NO_RUN_TO_PARITY lowers it to 0.67 ms (a picked hog is no longer protected for up to its 16 ms request, only for the 0.7 ms base slice); NEXT_BUDDY lowers tt's p99 from 1.25 ms to 97 us (the woken tt is picked first). The simulator moves each the same way.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -116,7 +116,7 @@ end
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine smp4
 kernel v7.1
 hz 250
@@ -134,7 +134,7 @@ end
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.1
 hz 1000
@@ -152,7 +152,7 @@ end
         source: "Teaching preset: flip PREEMPT_SHORT and watch ct's p99 go from near the floor to the competitors' protection window.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.1
 hz 250
@@ -170,7 +170,7 @@ end
         source: "",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine smp8
 kernel v7.1
 hz 250
@@ -188,7 +188,7 @@ end
         source: "[PATCH] sched/fair: clear buddies for preempt_short (Vincent Guittot, 10 Apr 2026). Published, cyclictest us, tip 8/20 vs tip+patch: P99 1273 / 74, P99.9 4751 / 663, Max 8655 / 3934; default 2.8 ms slices: P99 1047, P99.9 2431, Max 4694. Toggle: PS_CLEAR_BUDDY (on in v7.1; NO_PS_CLEAR_BUDDY for tip).",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -250,7 +250,7 @@ end
         source: "[PATCH v2 0/6] default-slice column (tip 2.8/2.8): P90 440, P99 3167, P99.9 5290, Max 8727.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -268,7 +268,7 @@ end
         source: "[PATCH v5] sched/fair: Reimplement NEXT_BUDDY (Mel Gorman). Published schbench wakeup latency us (80 workers), vanilla 6.18-rc1 vs v5: p50 7.17/6.00, p90 46.56/19.78, p99 119.61/89.94, p99.9 3193.78/328.22; RPS 8987/9218. Two message threads (one per node) of 40 workers; the request and think times give the published RPS (about 9,900 simulated) and let requests queue. The simulator wakes a message thread's workers together. Compare A --set kernel=v6.18 with B --set kernel=v6.18 --features 'NEXT_BUDDY NB_MODE=MEL_V5 NB_RESCHED_INELIGIBLE_WAKER' (--set kernel alone also flips NI_RANDOM).",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine xeon-4314-2s
 kernel v6.19-rc1
 hz 250
@@ -285,7 +285,7 @@ end
         source: "[PATCH v5] Reimplement NEXT_BUDDY. Published hackbench-process-pipes seconds, 6.18-rc1 vs v5: 1 group 0.2657/0.2150, 12 groups 1.1500/1.1263, 30 groups 2.3207/2.5053 (-8 %); Graviton3 (Ryan): process-pipes-12 -19.89 %.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine xeon-4314-2s
 kernel v6.19-rc1
 hz 250
@@ -302,7 +302,7 @@ end
         source: "Madadi Vineeth Reddy on the NEXT_BUDDY thread measured stress-ng bogo-ops -64 % next to schbench with v4 of the patch on IBM Power, and bisected a DayTrader regression to the merged v5. This runs v5 (the engine has no v4) on a symmetric SMT laptop stand-in (the thread does not describe the Power machine), so it shows what v5 does there, not his numbers. Since engine 0.8 the hogs here gain CPU with NEXT_BUDDY (a worker woken on the message thread's CPU runs before its next wake call, so the message thread runs fewer rounds), while on one CPU they lose it, as on a real 7.2 kernel (tests/seeds.rs). Compare with --features NO_NEXT_BUDDY.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine laptop-4c8t
 kernel v6.19-rc1
 hz 250
@@ -320,7 +320,7 @@ end
         source: "[PATCH v2] sched/fair: Flatten the pick (review, May 2026). Published seconds on RB5 with EAS: tip 2.8 ms 0.748, tip 16 ms 0.621, +flatten 2.8 ms 1.915, +flatten 16 ms 0.689. The flattened hierarchy is not modelled yet; this runs the tip side.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine rb5
 kernel v7.1
 hz 250
@@ -337,7 +337,7 @@ end
         source: "Teaching preset: the sleeper saves its lag when it sleeps and gets it back (inflated by (W + w) / W) when it wakes.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.1
 hz 1000
@@ -355,7 +355,7 @@ end
         source: "Teaching preset (v2 6/6 review): two tasks near V; with NO_RUN_TO_PARITY or PROT_SET=SHORT_AVG they are re-evaluated every tick. Compare switches with --features PROT_SET=SHORT_AVG.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.1
 hz 1000
@@ -373,7 +373,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -390,7 +390,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -408,7 +408,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -426,7 +426,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -444,7 +444,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -461,7 +461,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md. The setup of the 0/6 v2 thread (seeds/002) on one CPU: 2xNR_CPUS rt-app tasks, its hackbench with fewer fds.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250
@@ -479,7 +479,7 @@ end
         source: "Fidelity set: these numbers are checked against Debian's 7.2 and 6.12 kernels under QEMU -icount (eevdf kernel run, seeds 1-5); see docs/fidelity.md. The setup of the 0/6 v2 thread (seeds/002) on one CPU: 2xNR_CPUS rt-app tasks, its hackbench with fewer fds.",
         text: "\
 eevdf-scenario v1
-engine 0.11
+engine 0.12
 machine up
 kernel v7.2
 hz 250

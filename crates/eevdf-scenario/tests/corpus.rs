@@ -112,13 +112,13 @@ fn link_corpus_decodes_and_preset_links_replay_their_text() {
     }
 }
 
-/// Links saved from engines 0.2 to 0.10 (the presets of those versions)
+/// Links saved from engines 0.2 to 0.11 (the presets of those versions)
 /// replay the preset's text as that engine wrote it: the same scenario
 /// with its `engine` line.
 #[test]
-fn engine_0_2_to_0_10_preset_links_replay_their_text() {
+fn engine_0_2_to_0_11_preset_links_replay_their_text() {
     for version in [
-        "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.10",
+        "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.10", "0.11",
     ] {
         let prefix = format!("v{version}-preset-");
         let mut n = 0;

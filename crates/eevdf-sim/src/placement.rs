@@ -25,7 +25,7 @@ use std::cell::OnceCell;
 
 use eevdf_core::{Features, Profile};
 
-use crate::topology::{SchedDomain, Topology};
+use crate::topology::{PerfDomain, SchedDomain, Topology};
 
 /// What placement needs to know about one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,7 +62,13 @@ pub struct WakeCtx<'a> {
     pub prev_cpu: u32,
     pub sync: bool,
     pub fork: bool,
+    /// `task_util(p)`: the sleeper's utilisation decayed to the wakeup
+    /// (`sync_entity_load_avg`); what leaves or joins a CPU's own.
     pub task_util: u64,
+    /// `task_util_est(p)`, what fit checks ask room for. UTIL_EST keeps
+    /// about what the task had when it last slept; with no `util_est`
+    /// here, that value stands in for it.
+    pub task_util_est: u64,
     pub task_load: u64,
     /// The waker's load (`current`'s `task_h_load`), for sync wakeups.
     pub waker_load: u64,
@@ -395,7 +401,7 @@ pub fn select_task_rq_fair(m: &MachineView, ctx: &WakeCtx) -> Placed {
 }
 
 fn fits(m: &MachineView, ctx: &WakeCtx, cpu: u32) -> bool {
-    !m.topo.asymmetric() || fits_capacity(ctx.task_util, m.topo.capacity(cpu))
+    !m.topo.asymmetric() || fits_capacity(ctx.task_util_est, m.topo.capacity(cpu))
 }
 
 /// `select_idle_sibling(p, prev, target)`. It stores prev as the task's
@@ -745,7 +751,7 @@ fn select_idle_capacity(
             continue;
         }
         let cap = m.topo.capacity(cpu);
-        if fits_capacity(ctx.task_util, cap) {
+        if fits_capacity(ctx.task_util_est, cap) {
             return (cpu, PlaceReason::IdleCapacityFit);
         }
         if best.is_none_or(|(_, bc)| cap > bc) {
@@ -820,74 +826,139 @@ pub fn overutilized(m: &MachineView) -> bool {
         .any(|(i, c)| !fits_capacity(c.util, m.topo.capacity(i as u32)))
 }
 
-/// Estimated energy of one performance domain with the given CPU
-/// utilisations: the lowest OPP whose capacity covers the busiest CPU,
-/// then Σ util × cost / capacity of that OPP (a simplified
-/// `compute_energy`).
-fn pd_energy(opps: &[(u32, u64)], utils: impl Iterator<Item = u64> + Clone) -> u128 {
-    let max = utils.clone().max().unwrap_or(0);
-    let (cap, cost) = opps
-        .iter()
-        .copied()
-        .find(|(c, _)| u64::from(*c) >= max)
-        .or_else(|| opps.last().copied())
-        .unwrap_or((1024, 0));
-    let sum: u128 = utils.map(u128::from).sum();
-    sum * u128::from(cost) / u128::from(cap.max(1))
+/// schedutil's headroom (`map_util_perf`): a CPU's frequency is asked
+/// for 1.25 times its utilisation.
+fn map_util_perf(util: u64) -> u64 {
+    util + (util >> 2)
 }
 
-/// `find_energy_efficient_cpu` (minimal): per performance domain, the
-/// allowed CPU with the most spare capacity that still fits the task
-/// (and prev); the candidate whose placement adds the least energy wins,
-/// prev on ties. `None` when over-utilised or nothing fits.
+/// `cpu_util(cpu, p, dst_cpu, 0)` (7.2.13): the CPU's utilisation with
+/// the waking task where `dst` puts it. The task's decayed share still
+/// sits on `task_cpu(p)` (its blocked utilisation) and leaves it; on
+/// `dst` the kernel takes the larger of `util_avg + task_util(p)` and
+/// the queue's `util_est + task_util_est(p)`. With no `util_est` here
+/// the CPU's own average stands in for its estimate, so the task joins
+/// with its estimate.
+fn cpu_util_with(m: &MachineView, ctx: &WakeCtx, cpu: u32, dst: Option<u32>) -> u64 {
+    let mut util = m.cpus.get(cpu).util;
+    if ctx.prev_cpu == cpu {
+        util = util.saturating_sub(ctx.task_util);
+    }
+    if dst == Some(cpu) {
+        util += ctx.task_util_est.max(ctx.task_util);
+    }
+    util.min(u64::from(m.topo.capacity(cpu)))
+}
+
+/// `compute_energy` (7.2.13) of one performance domain with the task on
+/// `dst` (`None`: the domain without it). The OPP is the lowest whose
+/// capacity covers the busiest CPU with schedutil's headroom
+/// (`eenv_pd_max_util`); the energy is the busy time (`eenv_pd_busy_time`
+/// plus the task's) × that OPP's cost / its capacity (`em_cpu_energy`).
+fn compute_energy(m: &MachineView, ctx: &WakeCtx, pd: &PerfDomain, dst: Option<u32>) -> u128 {
+    let cpu_cap = u64::from(m.topo.capacity(pd.cpus[0]));
+    let pd_cap = cpu_cap * pd.cpus.len() as u64;
+    let base: u64 = pd
+        .cpus
+        .iter()
+        .map(|c| cpu_util_with(m, ctx, *c, None))
+        .sum();
+    let busy = match dst {
+        Some(_) => (base.min(pd_cap) + ctx.task_util_est).min(pd_cap),
+        None => base.min(pd_cap),
+    };
+    let max_util = pd
+        .cpus
+        .iter()
+        .map(|c| map_util_perf(cpu_util_with(m, ctx, *c, dst)).min(u64::from(m.topo.capacity(*c))))
+        .max()
+        .unwrap_or(0)
+        .min(cpu_cap);
+    if busy == 0 {
+        return 0;
+    }
+    let (cap, cost) = pd
+        .opps
+        .iter()
+        .copied()
+        .find(|(c, _)| u64::from(*c) >= max_util)
+        .or_else(|| pd.opps.last().copied())
+        .unwrap_or((1024, 0));
+    u128::from(busy) * u128::from(cost) / u128::from(cap.max(1))
+}
+
+/// One performance domain's candidates (the first loop of
+/// `find_energy_efficient_cpu`): prev's spare capacity if prev is here
+/// and fits, and the other fitting CPU with the most spare capacity
+/// (the lowest-numbered on ties).
+fn pd_candidates(
+    m: &MachineView,
+    ctx: &WakeCtx,
+    pd: &PerfDomain,
+    prev: u32,
+) -> (Option<u64>, Option<(u64, u32)>) {
+    let mut prev_spare = None;
+    let mut max_spare: Option<(u64, u32)> = None;
+    for &cpu in pd.cpus.iter().filter(|c| allowed(ctx, **c)) {
+        let util = cpu_util_with(m, ctx, cpu, Some(cpu));
+        let cap = m.topo.capacity(cpu);
+        if !fits_capacity(util, cap) {
+            continue;
+        }
+        let spare = u64::from(cap).saturating_sub(util);
+        if cpu == prev {
+            prev_spare = Some(spare);
+        } else if max_spare.is_none_or(|(s, _)| spare > s) {
+            max_spare = Some((spare, cpu));
+        }
+    }
+    (prev_spare, max_spare)
+}
+
+/// `find_energy_efficient_cpu` (7.2.13 fair.c; no uclamp, `util_est`,
+/// runnable boost or pressure): in each performance domain prev (if it
+/// fits) and the CPU with the most spare capacity, if more than prev's,
+/// are costed against the domain without the task; the least added
+/// energy wins, prev unless another CPU is strictly cheaper. A task
+/// with no utilisation, or one that fits nowhere, stays on prev.
+/// `None` (the usual path) when the root domain is over-utilised, as
+/// `select_task_rq_fair` calls it only otherwise.
 pub fn find_energy_efficient_cpu(m: &MachineView, ctx: &WakeCtx, prev: u32) -> Option<u32> {
     if overutilized(m) {
         return None;
     }
-    let util = |c: u32| m.cpus.get(c).util;
-    let fits_with_task = |c: u32| fits_capacity(util(c) + ctx.task_util, m.topo.capacity(c));
-    let mut candidates: Vec<u32> = Vec::new();
-    if allowed(ctx, prev) && fits_with_task(prev) {
-        candidates.push(prev);
+    if ctx.task_util_est == 0 {
+        return Some(prev);
     }
-    for pd in &m.topo.perf_domains {
-        let best = pd
-            .cpus
-            .iter()
-            .copied()
-            .filter(|c| allowed(ctx, *c) && fits_with_task(*c))
-            .max_by_key(|c| {
-                (
-                    u64::from(m.topo.capacity(*c)).saturating_sub(util(*c)),
-                    std::cmp::Reverse(*c),
-                )
-            });
-        if let Some(c) = best {
-            if !candidates.contains(&c) {
-                candidates.push(c);
-            }
-        }
-    }
-    let energy_with = |target: Option<u32>| -> u128 {
-        m.topo
-            .perf_domains
-            .iter()
-            .map(|pd| {
-                let utils = pd
-                    .cpus
-                    .iter()
-                    .map(|c| util(*c) + if Some(*c) == target { ctx.task_util } else { 0 });
-                pd_energy(&pd.opps, utils)
-            })
-            .sum()
-    };
-    let base = energy_with(None);
+    let mut prev_delta: Option<u128> = None;
     let mut best: Option<(u128, u32)> = None;
-    for c in candidates {
-        let delta = energy_with(Some(c)).saturating_sub(base);
-        if best.is_none_or(|(d, _)| delta < d) {
-            best = Some((delta, c));
+    for pd in &m.topo.perf_domains {
+        let (prev_spare, max_spare) = pd_candidates(m, ctx, pd, prev);
+        if prev_spare.is_none() && max_spare.is_none() {
+            continue;
         }
+        let base = compute_energy(m, ctx, pd, None);
+        let mut best_delta = best.map(|(d, _)| d);
+        if prev_spare.is_some() {
+            let delta = compute_energy(m, ctx, pd, Some(prev)).saturating_sub(base);
+            prev_delta = Some(delta);
+            best_delta = Some(best_delta.map_or(delta, |b| b.min(delta)));
+        }
+        let Some((spare, cpu)) = max_spare else {
+            continue;
+        };
+        if prev_spare.is_some_and(|p| spare <= p) {
+            continue;
+        }
+        let delta = compute_energy(m, ctx, pd, Some(cpu)).saturating_sub(base);
+        if best_delta.is_some_and(|b| delta >= b) {
+            continue;
+        }
+        best = Some((delta, cpu));
     }
-    best.map(|(_, c)| c)
+    match (best, prev_delta) {
+        (Some((d, cpu)), Some(p)) if d < p => Some(cpu),
+        (Some((_, cpu)), None) => Some(cpu),
+        _ => Some(prev),
+    }
 }

@@ -12,8 +12,8 @@
 //! eas on                        # energy-aware scheduling
 //! busy 0-15,32-47 load=1024 util=1024 slice=2800us nr=1
 //! busy 20 slice=16ms            # later lines override earlier ones
-//! idle 20                       # back to idle
-//! wake prev=0 waker=5 util=100 load=1024 slice=2800us [sync] [fork]
+//! idle 20 util=200              # back to idle (util: blocked tasks')
+//! wake prev=0 waker=5 util=100 utilest=120 load=1024 slice=2800us [sync] [fork]
 //!      [allowed=0-3] [recent=7] [flips=8/8] => 32 IdleSmtSibling
 //! ```
 //! CPUs not named in a `busy` line are idle. A `wake` with `prev=` is a
@@ -127,6 +127,7 @@ fn run(path: &Path) -> Result<(), String> {
                 for c in cpus(words[1]) {
                     views[c as usize] = CpuView {
                         idle: true,
+                        util: kv(&words, "util").map_or(0, |x| x.parse().unwrap()),
                         ..CpuView::default()
                     };
                 }
@@ -161,6 +162,9 @@ fn run(path: &Path) -> Result<(), String> {
                     sync: words.contains(&"sync"),
                     fork: words.contains(&"fork"),
                     task_util: kv(&words, "util").map_or(100, |x| x.parse().unwrap()),
+                    task_util_est: kv(&words, "utilest")
+                        .or(kv(&words, "util"))
+                        .map_or(100, |x| x.parse().unwrap()),
                     task_load: kv(&words, "load").map_or(1024, |x| x.parse().unwrap()),
                     waker_load: kv(&words, "wakerload").map_or(1024, |x| x.parse().unwrap()),
                     task_slice: kv(&words, "slice").map_or(2_800_000, ns),

@@ -20,7 +20,7 @@ pub fn mail(scenario_text: &str, provenance: &str, table: &str, link: &str) -> S
 
 /// The mail's provenance line for simulated numbers (a constant, not a
 /// `format!`: the page's wasm budget; a test keeps the version right).
-pub const SIMULATED_BY: &str = "Simulated by eevdf-playground engine 0.11, not a kernel run.";
+pub const SIMULATED_BY: &str = "Simulated by eevdf-playground engine 0.12, not a kernel run.";
 
 /// [`SIMULATED_BY`], for `map_or_else`.
 pub fn simulated_by() -> String {

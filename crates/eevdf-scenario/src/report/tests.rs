@@ -177,7 +177,7 @@ fn assert_width(s: &str, width: usize) {
 #[test]
 fn json_matches_the_schema_exactly() {
     let expected = concat!(
-        r#"{"schema":"eevdf.result.v1","engine":"0.11","scenario":"cpus=2\ntask=x \"q\"","#,
+        r#"{"schema":"eevdf.result.v1","engine":"0.12","scenario":"cpus=2\ntask=x \"q\"","#,
         r#""sim_ns":1000000000,"events":12345,"by_name":{"#,
         r#""cyclictest":{"tasks":1,"samples":3,"cpu_ms":2.65,"latency_us":"#,
         r#"{"min":3.012,"mean":2075.837,"p50":59.0,"p90":6165.499,"p99":6165.499,"#,

@@ -54,7 +54,7 @@ use crate::ParseError;
 
 /// The engine version printed in every scenario's `engine` line.
 #[cfg(not(eevdf_guest))]
-pub const ENGINE_VERSION: &str = "0.11";
+pub const ENGINE_VERSION: &str = "0.12";
 /// The guest runner's stand-in (built with `--cfg eevdf_guest` by
 /// `eevdf_kernel::guest_bin`): the guest computes no results, and its
 /// bytes are part of every kernel run's cache key, so an engine release

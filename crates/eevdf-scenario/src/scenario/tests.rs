@@ -195,7 +195,7 @@ fn defaults_and_leniency() {
     assert!(sim.tasks.is_empty() && sim.groups.is_empty());
     assert_eq!(
         s.to_text(),
-        "eevdf-scenario v1\nengine 0.11\nmachine up\nkernel v7.2\nhz 250\n\
+        "eevdf-scenario v1\nengine 0.12\nmachine up\nkernel v7.2\nhz 250\n\
          duration 10s\nseed 1\nend\n"
     );
     // Machine may come after the tasks; features before the kernel.
@@ -319,7 +319,7 @@ end
 ";
     assert!(printed.ends_with(expected_tail), "{printed}");
     assert!(printed.starts_with(
-        "eevdf-scenario v1\nengine 0.11\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
+        "eevdf-scenario v1\nengine 0.12\nmachine smp16\nkernel tip-2026-09\nhz 1000\n\
          duration 1500ms\nseed 18446744073709551615\n"
     ));
     let back = Scenario::parse(&printed).unwrap();

@@ -298,7 +298,9 @@ impl Sim {
             prev_cpu: t.cpu,
             sync,
             fork,
-            task_util: t.util.avg,
+            // sync_entity_load_avg(): decayed to now; as it slept, for util_est.
+            task_util: t.util.peek(now, 0),
+            task_util_est: t.util.avg,
             task_load: t.load.avg,
             waker_load: waker.map_or(0, |w| self.threads[w].load.avg),
             task_slice: self.cpus[t.cpu as usize].rq.se(t.eid).slice,
