@@ -26,7 +26,9 @@ pub use workload::hackbench;
 
 pub use config::{Costs, GroupSpec, PreemptModel, SimConfig, Sysctl, TaskSpec, Workload};
 pub use event::{EventQueue, Nanos};
-pub use machine::balance::{calculate_imbalance, BalanceDecision, GroupStats, GroupType};
+pub use machine::balance::{
+    calculate_imbalance, task_hot, BalanceDecision, GroupStats, GroupType, HotCheck,
+};
 pub use machine::{first_tick_phase, simulate, Sim};
 pub use metrics::{LatencyHist, LatencyStats};
 pub use observe::{Interest, LagAt, Observer, SimEvent};

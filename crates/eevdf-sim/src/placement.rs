@@ -65,9 +65,10 @@ pub struct WakeCtx<'a> {
     /// `task_util(p)`: the sleeper's utilisation decayed to the wakeup
     /// (`sync_entity_load_avg`); what leaves or joins a CPU's own.
     pub task_util: u64,
-    /// `task_util_est(p)`, what fit checks ask room for. UTIL_EST keeps
-    /// about what the task had when it last slept; with no `util_est`
-    /// here, that value stands in for it.
+    /// `task_util_est(p)`, what fit checks ask room for: the larger of
+    /// `task_util` and UTIL_EST's estimate, which keeps about what the
+    /// task had when it last slept; with no `util_est` here, that value
+    /// stands in for it. Never below `task_util`.
     pub task_util_est: u64,
     pub task_load: u64,
     /// The waker's load (`current`'s `task_h_load`), for sync wakeups.
@@ -845,7 +846,7 @@ fn cpu_util_with(m: &MachineView, ctx: &WakeCtx, cpu: u32, dst: Option<u32>) -> 
         util = util.saturating_sub(ctx.task_util);
     }
     if dst == Some(cpu) {
-        util += ctx.task_util_est.max(ctx.task_util);
+        util += ctx.task_util_est;
     }
     util.min(u64::from(m.topo.capacity(cpu)))
 }
@@ -924,6 +925,10 @@ fn pd_candidates(
 /// `None` (the usual path) when the root domain is over-utilised, as
 /// `select_task_rq_fair` calls it only otherwise.
 pub fn find_energy_efficient_cpu(m: &MachineView, ctx: &WakeCtx, prev: u32) -> Option<u32> {
+    debug_assert!(
+        ctx.task_util_est >= ctx.task_util,
+        "task_util_est below task_util"
+    );
     if overutilized(m) {
         return None;
     }
@@ -932,7 +937,9 @@ pub fn find_energy_efficient_cpu(m: &MachineView, ctx: &WakeCtx, prev: u32) -> O
     }
     let mut prev_delta: Option<u128> = None;
     let mut best: Option<(u128, u32)> = None;
-    for pd in &m.topo.perf_domains {
+    // build_perf_domains() pushes each domain on the front of rd->pd:
+    // the kernel costs the last one first, which decides equal deltas.
+    for pd in m.topo.perf_domains.iter().rev() {
         let (prev_spare, max_spare) = pd_candidates(m, ctx, pd, prev);
         if prev_spare.is_none() && max_spare.is_none() {
             continue;

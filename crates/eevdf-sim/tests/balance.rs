@@ -10,12 +10,14 @@
 //! group nr=3 load=3072 util=1024 cap=1024 weight=1
 //! => MigrateTask busiest=1 count=1
 //! ```
-//! A blank line starts the next case.
+//! A blank line starts the next case. `task_hot` cases are one line
+//! each: `hot [buddy] [smt] [NO_CACHE_HOT_BUDDY] dst_nr=N since_us=N
+//! cost_us=N => hot|cold`.
 
 use std::fs;
 use std::path::Path;
 
-use eevdf_sim::{calculate_imbalance, BalanceDecision, GroupStats};
+use eevdf_sim::{calculate_imbalance, task_hot, BalanceDecision, GroupStats, HotCheck};
 
 fn kv(words: &[&str], key: &str) -> u64 {
     words
@@ -68,6 +70,37 @@ fn run(path: &Path) -> Result<usize, String> {
                 numa = false;
                 pct = 117;
             }
+            Some("hot") => {
+                let (check, want) = line.split_once("=>").ok_or("hot needs => hot|cold")?;
+                let words: Vec<&str> = check.split_whitespace().collect();
+                let known = ["hot", "smt", "buddy", "NO_CACHE_HOT_BUDDY"];
+                let keys = ["dst_nr=", "since_us=", "cost_us="];
+                if let Some(w) = words
+                    .iter()
+                    .find(|w| !known.contains(w) && !keys.iter().any(|k| w.starts_with(k)))
+                {
+                    return Err(format!("{}:{}: unknown word {w}", path.display(), n + 1));
+                }
+                let us = |k: &str| kv(&words, k) * 1_000;
+                let hot = task_hot(&HotCheck {
+                    smt_level: words.contains(&"smt"),
+                    cache_hot_buddy: !words.contains(&"NO_CACHE_HOT_BUDDY"),
+                    dst_nr_running: kv(&words, "dst_nr") as u32,
+                    next_buddy: words.contains(&"buddy"),
+                    since_ran: us("since_us"),
+                    migration_cost: us("cost_us"),
+                });
+                let got = if hot { "hot" } else { "cold" };
+                if got != want.trim() {
+                    return Err(format!(
+                        "{}:{}: expected {}, got {got}",
+                        path.display(),
+                        n + 1,
+                        want.trim()
+                    ));
+                }
+                cases += 1;
+            }
             Some(w) => {
                 return Err(format!(
                     "{}:{}: unknown directive {w}",
@@ -92,6 +125,7 @@ fn balance_scripts() {
     files.sort();
     for f in files {
         match run(&f) {
+            Ok(0) => failures.push(format!("{}: no cases", f.display())),
             Ok(n) => total += n,
             Err(e) => failures.push(e),
         }

@@ -107,11 +107,12 @@ proptest! {
         }
     }
 
-    /// A task with no utilisation stays where it was
-    /// (`task_util_est(p) == 0`), and a task allowed only prev and one
-    /// other CPU never lands elsewhere.
+    /// A task with no utilisation adds no energy anywhere, so every
+    /// delta ties and prev keeps it (as `task_util_est(p) == 0` does);
+    /// and a task allowed only prev and one other CPU never lands
+    /// elsewhere.
     #[test]
-    fn eas_keeps_idle_tasks_and_affinity(c in case(), other in any::<prop::sample::Index>()) {
+    fn eas_keeps_ties_on_prev_and_affinity(c in case(), other in any::<prop::sample::Index>()) {
         let idle = Case { task_util: 0, task_util_est: 0, ..c };
         let all: Vec<u32> = (0..idle.topo.nr_cpus()).collect();
         prop_assert_eq!(place(&idle, &all), Some(idle.prev));

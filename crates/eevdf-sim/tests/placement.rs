@@ -164,7 +164,8 @@ fn run(path: &Path) -> Result<(), String> {
                     task_util: kv(&words, "util").map_or(100, |x| x.parse().unwrap()),
                     task_util_est: kv(&words, "utilest")
                         .or(kv(&words, "util"))
-                        .map_or(100, |x| x.parse().unwrap()),
+                        .map_or(100, |x| x.parse::<u64>().unwrap())
+                        .max(kv(&words, "util").map_or(100, |x| x.parse().unwrap())),
                     task_load: kv(&words, "load").map_or(1024, |x| x.parse().unwrap()),
                     waker_load: kv(&words, "wakerload").map_or(1024, |x| x.parse().unwrap()),
                     task_slice: kv(&words, "slice").map_or(2_800_000, ns),

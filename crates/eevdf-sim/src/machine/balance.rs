@@ -87,6 +87,37 @@ pub enum BalanceDecision {
     MigrateLoad { busiest: usize, load: u64 },
 }
 
+/// What `task_hot` reads of a task and of the pull.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HotCheck {
+    /// The domain shares CPU capacity (the SMT level).
+    pub smt_level: bool,
+    pub cache_hot_buddy: bool,
+    /// The destination's `rq->nr_running`.
+    pub dst_nr_running: u32,
+    /// The task is its queue's next buddy.
+    pub next_buddy: bool,
+    /// Since the task last ran (`rq_clock_task - exec_start`).
+    pub since_ran: Nanos,
+    pub migration_cost: Nanos,
+}
+
+/// `task_hot` (7.2.13 and 6.12.95 fair.c): a task that ran within the
+/// migration cost is cache-hot, except to an SMT sibling; its queue's
+/// next buddy is hot only to a destination with tasks of its own
+/// (`CACHE_HOT_BUDDY` with `env->dst_rq->nr_running`), so an idle
+/// CPU may pull it. Pure, so it is tested data-driven
+/// (`tests/balance/task_hot.txt`).
+pub fn task_hot(c: &HotCheck) -> bool {
+    if c.smt_level {
+        return false;
+    }
+    if c.cache_hot_buddy && c.dst_nr_running > 0 && c.next_buddy {
+        return true;
+    }
+    c.since_ran < c.migration_cost
+}
+
 /// `sched_balance_find_src_group` + `calculate_imbalance` for the
 /// group statistics of one domain, `local` being the balancing CPU's
 /// group. Pure, so it is tested data-driven (`tests/balance/*.txt`).
@@ -293,14 +324,16 @@ impl Sim {
         let idleness = |cpu: u32| (idle_cpu(&self.cpus[cpu as usize]), false);
         let t = &self.threads[tid];
         let waker = self.cpus[waker_cpu as usize].curr;
+        let synced_util = t.util.peek(now, 0);
         let ctx = WakeCtx {
             waker_cpu,
             prev_cpu: t.cpu,
             sync,
             fork,
-            // sync_entity_load_avg(): decayed to now; as it slept, for util_est.
-            task_util: t.util.peek(now, 0),
-            task_util_est: t.util.avg,
+            // sync_entity_load_avg(): decayed to now; util_est keeps about
+            // what it slept with.
+            task_util: synced_util,
+            task_util_est: t.util.avg.max(synced_util),
             task_load: t.load.avg,
             waker_load: waker.map_or(0, |w| self.threads[w].load.avg),
             task_slice: self.cpus[t.cpu as usize].rq.se(t.eid).slice,
@@ -610,22 +643,20 @@ impl Sim {
         s
     }
 
-    /// `task_hot`: recently ran here (cache-hot), unless the domain keeps
-    /// failing or it is the SMT level.
-    fn task_hot(&self, tid: Tid, cpu: u32, level: usize, now: Nanos) -> bool {
-        let sd = &self.topo.domains[cpu as usize][level];
-        if sd.flags.share_cpucapacity {
-            return false;
-        }
+    /// `task_hot` for a pull of `tid` to `dst` at domain `level`.
+    fn task_hot(&self, tid: Tid, dst: u32, dst_nr_running: u32, level: usize, now: Nanos) -> bool {
         let t = &self.threads[tid];
         let src = &self.cpus[t.cpu as usize];
-        if self.cfg.features.cache_hot_buddy
-            && src.rq.cfs(src.rq.se(t.eid).cfs_rq).next == Some(t.eid)
-        {
-            return true;
-        }
-        let cost = src.rq.config.migration_cost_ns;
-        now.saturating_sub(t.last_ran) < cost
+        task_hot(&HotCheck {
+            smt_level: self.topo.domains[dst as usize][level]
+                .flags
+                .share_cpucapacity,
+            cache_hot_buddy: self.cfg.features.cache_hot_buddy,
+            dst_nr_running,
+            next_buddy: src.rq.cfs(src.rq.se(t.eid).cfs_rq).next == Some(t.eid),
+            since_ran: now.saturating_sub(t.last_ran),
+            migration_cost: src.rq.config.migration_cost_ns,
+        })
     }
 
     /// One balance pass (`sched_balance_rq`) of `dst` at domain `level`.
@@ -743,6 +774,9 @@ impl Sim {
         // `balancing_cpu`): a switch could dequeue a migrated delayed task
         // on pick and start a nested newidle pass, leaving `cands` stale.
         let outer = self.balancing_cpu.replace(dst);
+        // detach_tasks() takes them all before attach_tasks() adds any:
+        // task_hot sees the destination as it was before the pass.
+        let dst_nr_running = self.cpus[dst as usize].rq.h_nr_queued;
         for tid in cands.into_iter().take(LOOP_MAX) {
             if imbalance == 0 {
                 break;
@@ -755,7 +789,8 @@ impl Sim {
                 },
                 "can_migrate_task: candidate {tid} left {src} or runs"
             );
-            if failed <= sd.cache_nice_tries && self.task_hot(tid, dst, level, now) {
+            if failed <= sd.cache_nice_tries && self.task_hot(tid, dst, dst_nr_running, level, now)
+            {
                 continue;
             }
             if migrate_load {
