@@ -156,16 +156,16 @@ fn run(path: &Path) -> Result<(), String> {
                     Some(x) => x.parse().unwrap(),
                     None => last_cpu.ok_or_else(|| err("the first wake needs prev=".into()))?,
                 };
+                let util: u64 = kv(&words, "util").map_or(100, |x| x.parse().unwrap());
                 let ctx = WakeCtx {
                     waker_cpu: kv(&words, "waker").unwrap().parse().unwrap(),
                     prev_cpu: prev,
                     sync: words.contains(&"sync"),
                     fork: words.contains(&"fork"),
-                    task_util: kv(&words, "util").map_or(100, |x| x.parse().unwrap()),
+                    task_util: util,
                     task_util_est: kv(&words, "utilest")
-                        .or(kv(&words, "util"))
-                        .map_or(100, |x| x.parse::<u64>().unwrap())
-                        .max(kv(&words, "util").map_or(100, |x| x.parse().unwrap())),
+                        .map_or(util, |x| x.parse().unwrap())
+                        .max(util),
                     task_load: kv(&words, "load").map_or(1024, |x| x.parse().unwrap()),
                     waker_load: kv(&words, "wakerload").map_or(1024, |x| x.parse().unwrap()),
                     task_slice: kv(&words, "slice").map_or(2_800_000, ns),

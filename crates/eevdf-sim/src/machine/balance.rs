@@ -324,7 +324,13 @@ impl Sim {
         let idleness = |cpu: u32| (idle_cpu(&self.cpus[cpu as usize]), false);
         let t = &self.threads[tid];
         let waker = self.cpus[waker_cpu as usize].curr;
-        let synced_util = t.util.peek(now, 0);
+        // Only fit checks (asymmetric machines) and EAS read the task's
+        // utilisation: elsewhere the decay would be work on every wakeup.
+        let synced_util = if self.eas || self.topo.asymmetric() {
+            t.util.peek(now, 0)
+        } else {
+            t.util.avg
+        };
         let ctx = WakeCtx {
             waker_cpu,
             prev_cpu: t.cpu,
