@@ -88,6 +88,57 @@ fn a_kernel_run_is_well_formed_and_replays_byte_for_byte() {
     sweep_on_the_kernel(&scn, &first);
 }
 
+/// A machine with SMT and two NUMA nodes boots as that machine: the
+/// run fails unless the kernel built the simulator's sched domains, a
+/// pinned task runs on the CPU the scenario names (QEMU numbers a core's
+/// threads 0 and 1, the simulator 0 and 4) and per-CPU results come back
+/// in the simulator's numbers. A machine QEMU cannot give is refused.
+#[test]
+#[ignore = "boots a real kernel under QEMU (make test-kernel)"]
+fn a_topology_boots_as_the_simulators_machine() {
+    let dir = std::env::temp_dir().join(format!("eevdf-topo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scn = dir.join("numa.scn");
+    std::fs::write(
+        &scn,
+        "eevdf-scenario v1\nmachine custom nodes=2 cores=2 smt=2\nduration 300ms\n\
+         task hog kind=hog cpus=4\nend\n",
+    )
+    .unwrap();
+    let scn = scn.display().to_string();
+    let out = eevdf(&["kernel", "run", &scn, "--kernel", "7.2", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["source"]["cpus"], 8);
+    let busy: Vec<f64> = v["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["busy_ms"].as_f64().unwrap())
+        .collect();
+    assert_eq!(busy.len(), 8);
+    assert!(busy[4] > 250.0, "the hog runs on CPU 4: {busy:?}");
+    for (cpu, ms) in busy.iter().enumerate().filter(|(c, _)| *c != 4) {
+        assert!(*ms < 50.0, "CPU {cpu} is busy {ms} ms: {busy:?}");
+    }
+    let hog = v["by_name"]["hog"]["cpu_ms"].as_f64().unwrap();
+    assert!(hog > 250.0, "hog cpu {hog} ms");
+
+    std::fs::write(
+        dir.join("rb5.scn"),
+        "eevdf-scenario v1\nmachine rb5\ntask a kind=hog\nend\n",
+    )
+    .unwrap();
+    let rb5 = dir.join("rb5.scn").display().to_string();
+    let refused = Command::new(env!("CARGO_BIN_EXE_eevdf"))
+        .args(["kernel", "run", &rb5, "--kernel", "7.2"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "rb5 is refused");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("differ in capacity"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The guest's burner burns what a task asks for: an rt-app burst of
 /// 8,177 us holds the CPU for its run plus the interrupts inside it,
 /// never less, with cyclictest and another rt-app beside it. The

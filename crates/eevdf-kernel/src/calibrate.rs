@@ -387,7 +387,14 @@ pub fn run(
 ) -> Result<(Calibration, Duration), KernelError> {
     let initrd = initramfs(guest)?;
     let timeout = opts.timeout.unwrap_or(Duration::from_secs(900));
-    let serial = crate::run::boot(&initrd, 1, image, opts, timeout, progress)?;
+    let serial = crate::run::boot(
+        &initrd,
+        &crate::vm_topology::VmTopology::flat(1),
+        image,
+        opts,
+        timeout,
+        progress,
+    )?;
     let cal = Calibration::parse(&serial.report).map_err(|e| {
         KernelError::new(
             format!("{e}; console tail:\n{}", qemu::tail(&serial.console, 15)),

@@ -10,6 +10,7 @@ use eevdf_scenario::scenario::Scenario;
 
 use crate::guest_bin::GuestBinary;
 use crate::run::{self, Image, KernelRun, Options};
+use crate::vm_topology::VmTopology;
 use crate::{qemu, KernelError};
 
 /// Why `sc` cannot run on any kernel, before booting one: a feature
@@ -41,7 +42,8 @@ pub fn run_cached(
 ) -> Result<KernelRun, KernelError> {
     debug_assert!(!opts.trace, "traced runs are not cached");
     let initrd = run::initramfs(guest, &run::guest_text(sc), false, &[])?;
-    let key = run::boot_key(image, &initrd, qemu_version, opts.seed, opts.shift);
+    let vm = VmTopology::of(&sc.machine)?;
+    let key = run::boot_key(image, &initrd, qemu_version, opts.seed, opts.shift, &vm);
     let path = cache.join(format!("{key}.report"));
     let serial = match std::fs::read_to_string(&path) {
         Ok(report) => qemu::Serial {
@@ -52,8 +54,7 @@ pub fn run_cached(
         },
         Err(_) => {
             let timeout = opts.timeout.unwrap_or_else(|| run::default_timeout(sc));
-            let cpus = sc.machine.nr_cpus().max(1);
-            let serial = run::boot(&initrd, cpus, image, opts, timeout, &mut |_, _| {})?;
+            let serial = run::boot(&initrd, &vm, image, opts, timeout, &mut |_, _| {})?;
             std::fs::create_dir_all(cache).map_err(|e| KernelError::io(cache, e))?;
             // Written whole then renamed: a cut-off write never poses
             // as a report.
@@ -139,7 +140,14 @@ mod tests {
         assert!(missed.is_err(), "booted without QEMU");
 
         let initrd = run::initramfs(&guest, &run::guest_text(&s), false, &[]).unwrap();
-        let key = run::boot_key(&image, &initrd, "QEMU 9", opts.seed, opts.shift);
+        let key = run::boot_key(
+            &image,
+            &initrd,
+            "QEMU 9",
+            opts.seed,
+            opts.shift,
+            &VmTopology::flat(1),
+        );
         std::fs::create_dir_all(&cache).unwrap();
         let log = format!("{BEGIN_MARK}\n{}\n{END_MARK}\n", report().to_json());
         std::fs::write(cache.join(format!("{key}.report")), log).unwrap();

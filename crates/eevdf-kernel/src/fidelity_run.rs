@@ -12,6 +12,7 @@ use eevdf_scenario::scenario::Scenario;
 use crate::fidelity::{self, KernelSeed, Reference, Row, Variant, JUDGED};
 use crate::guest_bin::GuestBinary;
 use crate::run::{self, Image, Options};
+use crate::vm_topology::VmTopology;
 use crate::{qemu, KernelError};
 
 /// What to run.
@@ -62,7 +63,7 @@ fn one(
     sc.set(&format!("seed={}", job.seed))
         .map_err(|e| KernelError::new(e.to_string(), ""))?;
     let initrd = run::initramfs(guest, &run::guest_text(&sc), false, &[])?;
-    let key = run::boot_key(job.image, &initrd, qv, job.seed, 1);
+    let key = run::boot_key(job.image, &initrd, qv, job.seed, 1, &VmTopology::flat(1));
     let cached = plan.cache.join(format!("{key}.json"));
     let from_cache = std::fs::read_to_string(&cached)
         .ok()

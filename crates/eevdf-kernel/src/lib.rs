@@ -25,6 +25,7 @@ pub mod run;
 pub mod select;
 pub mod sweep_line;
 pub mod throughput_ref;
+pub mod vm_topology;
 
 /// A failure of real-kernel mode: what went wrong and what to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -32,7 +32,11 @@ pub struct Boot {
     pub qemu: PathBuf,
     pub kernel: PathBuf,
     pub initrd: PathBuf,
-    pub cpus: u32,
+    /// `-smp`'s value: a CPU count, or a topology
+    /// ([`crate::vm_topology::VmTopology::smp`]).
+    pub smp: String,
+    /// More machine arguments: NUMA nodes and distances.
+    pub machine_args: Vec<String>,
     pub mem_mib: u32,
     pub seed: u64,
     /// `-icount shift=`: 2^shift ns of virtual time per instruction.
@@ -76,7 +80,7 @@ impl Boot {
             "-cpu",
             "max,-cx16",
             "-smp",
-            &self.cpus.to_string(),
+            &self.smp,
             "-m",
             &format!("{}M", self.mem_mib),
             "-nodefaults",
@@ -87,6 +91,7 @@ impl Boot {
         .iter()
         .map(|s| s.to_string())
         .collect();
+        a.extend(self.machine_args.iter().cloned());
         for port in ["console.log", "report.log", "trace.log"] {
             a.push("-serial".into());
             a.push(serial(port));
@@ -211,7 +216,8 @@ mod tests {
             qemu: "qemu-system-x86_64".into(),
             kernel: "/k/vmlinuz".into(),
             initrd: "/k/initrd.gz".into(),
-            cpus: 2,
+            smp: "2".into(),
+            machine_args: Vec::new(),
             mem_mib: 1024,
             seed: 7,
             shift: 1,

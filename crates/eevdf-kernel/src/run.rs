@@ -12,6 +12,7 @@ use eevdf_sim::SimResult;
 use crate::guest_bin::GuestBinary;
 use crate::initramfs::Initramfs;
 use crate::qemu::{self, Boot, Phase};
+use crate::vm_topology::VmTopology;
 use crate::KernelError;
 
 /// The kernel to boot, as the run needs it.
@@ -87,6 +88,16 @@ pub struct KernelRun {
 /// the text is part of the boot's cache key, which an engine release
 /// must not change.
 pub fn guest_text(sc: &Scenario) -> String {
+    let vm = VmTopology::of(&sc.machine).unwrap_or_else(|_| VmTopology::flat(1));
+    let pinned;
+    let sc = if vm.is_flat() {
+        sc
+    } else {
+        let mut c = sc.clone();
+        vm.pin_in_guest(&mut c);
+        pinned = c;
+        &pinned
+    };
     let text: String = sc
         .to_text()
         .lines()
@@ -197,20 +208,23 @@ pub(crate) fn boot_key(
     qemu_version: &str,
     seed: u64,
     shift: u32,
+    vm: &VmTopology,
 ) -> String {
     let id = format!(
-        "{}\n{}\n{qemu_version}\n{}\nseed={seed}\nshift={shift}\n",
+        "{}\n{}\n{qemu_version}\n{}\nseed={seed}\nshift={shift}\n{}",
         image.sha256,
         crate::sha256_hex(initrd),
-        qemu::APPEND
+        qemu::APPEND,
+        vm.key_part()
     );
     crate::sha256_hex(id.as_bytes())
 }
 
-/// Writes `initrd` into the work directory and boots `image` with it.
+/// Writes `initrd` into the work directory and boots `image` with it on
+/// `vm`'s machine, checking that the kernel built `vm`'s sched domains.
 pub fn boot(
     initrd: &[u8],
-    cpus: u32,
+    vm: &VmTopology,
     image: &Image,
     opts: &Options,
     timeout: Duration,
@@ -219,19 +233,27 @@ pub fn boot(
     std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
     let initrd_path = opts.workdir.join("initrd.gz");
     std::fs::write(&initrd_path, initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
-    Boot {
+    let serial = Boot {
         qemu: opts.qemu.clone(),
         kernel: image.vmlinuz.clone(),
         initrd: initrd_path,
-        cpus,
+        smp: vm.smp.clone(),
+        machine_args: vm.machine_args(opts.mem_mib),
         mem_mib: opts.mem_mib,
         seed: opts.seed,
         shift: opts.shift,
-        append: qemu::APPEND.into(),
+        append: vm.append(),
         timeout,
         workdir: opts.workdir.clone(),
     }
-    .run(progress)
+    .run(progress)?;
+    vm.check_console(&serial.console).map_err(|e| {
+        KernelError::new(
+            format!("the guest's machine is not the scenario's: {e}"),
+            "report it: QEMU or the kernel numbers this topology otherwise",
+        )
+    })?;
+    Ok(serial)
 }
 
 /// Runs `sc` on `image`.
@@ -247,7 +269,7 @@ pub fn run(
     let timeout = opts.timeout.unwrap_or_else(|| default_timeout(sc));
     let serial = boot(
         &initrd,
-        sc.machine.nr_cpus().max(1),
+        &VmTopology::of(&sc.machine)?,
         image,
         opts,
         timeout,
@@ -265,7 +287,7 @@ pub(crate) fn finish(
     qemu_version: &str,
     serial: qemu::Serial,
 ) -> Result<KernelRun, KernelError> {
-    let report = GuestReport::parse(&serial.report).map_err(|e| {
+    let mut report = GuestReport::parse(&serial.report).map_err(|e| {
         KernelError::new(
             format!(
                 "{}; console tail:\n{}",
@@ -281,6 +303,7 @@ pub(crate) fn finish(
             "run it on the simulator, or drop what this kernel lacks",
         ));
     }
+    VmTopology::of(&sc.machine)?.cpus_to_sim(&mut report);
     let result = report
         .to_sim_result(sc)
         .map_err(|e| KernelError::new(format!("the guest's report does not fit: {e}"), ""))?;

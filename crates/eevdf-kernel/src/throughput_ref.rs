@@ -3,7 +3,9 @@
 //! by `make throughput-ref`: an `eevdf sweep --kernel 7.2,6.12` of
 //! `NAME.txt` over its axes, the kernel's default and feature flips, five
 //! seeds). One CPU for `hackbench` and `schbench`, four for
-//! `hackbench-smp4`. The fidelity rows judge cyclictest's latency; this
+//! `hackbench-smp4`, and eight for `hackbench-numa2`: two NUMA nodes of
+//! two cores with two threads each, booted as that machine
+//! ([`crate::vm_topology`]). The fidelity rows judge cyclictest's latency; this
 //! judges the numbers the NEXT_BUDDY threads argue with, with the same
 //! level and direction rules ([`crate::fidelity`]).
 
@@ -17,11 +19,11 @@ use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
 use crate::sweep_line::{self, axes, bare_text};
 
 /// The references judged, by their file names.
-pub const BENCHES: [&str; 3] = ["hackbench", "schbench", "hackbench-smp4"];
+pub const BENCHES: [&str; 4] = ["hackbench", "schbench", "hackbench-smp4", "hackbench-numa2"];
 
 /// Whether a known-disagreements line is a throughput verdict's (its
-/// row, `hackbench-pipe`, `hackbench-smp4-g4-socket` or `schbench`, is
-/// no fidelity row's).
+/// row, `hackbench-pipe`, `hackbench-smp4-g4-socket`,
+/// `hackbench-numa2-g1-pipe` or `schbench`, is no fidelity row's).
 pub fn owns(key: &str) -> bool {
     BENCHES.iter().any(|b| key.starts_with(b))
 }
@@ -351,7 +353,10 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
          `hackbench-smp4.txt` (four CPUs, one and four groups, pipes and sockets, 1 s; \
          QEMU runs the vCPUs in turns, so a cross-CPU wakeup waits for its target's \
          turn, the busy vCPUs share one CPU's speed and a task is charged while its \
-         vCPU stands still; the twin takes the same turns: docs/model.md §6): the \
+         vCPU stands still; the twin takes the same turns: docs/model.md §6) and \
+         `hackbench-numa2.txt` (the same on eight vCPUs, 7.2 only: two NUMA nodes of \
+         two cores with two SMT threads each, booted as that machine, the kernel's \
+         sched domains checked against the simulator's): the \
          work done per second \
          (messages, requests), the kernel's median over {seeds} seeds and its spread (max \
          minus min), against the twin's median over the same seeds (the kernel's \

@@ -3,7 +3,9 @@
 //! `make throughput-ref`, one hackbench group (pipes and sockets) and one
 //! schbench alone on one CPU on 6.12.95 and 7.2.13, the default and three
 //! flips, five seeds; `hackbench-smp4.jsonl` is one and four groups on
-//! four CPUs, the default and NEXT_BUDDY.
+//! four CPUs, the default and NEXT_BUDDY; `hackbench-numa2.jsonl` the
+//! same on 7.2 only, on eight CPUs booted as two NUMA nodes of two SMT
+//! cores.
 //! Every throughput verdict that `docs/fidelity.md` marks as agreeing must
 //! still agree; a disagreement must be listed in
 //! `tests/kernel-ref/known-disagreements.txt`, and a listed one that
@@ -38,8 +40,12 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
     // Both kernels; on one CPU hackbench over pipes and sockets, and
     // schbench, the default and three flips each; on four CPUs one and
     // four hackbench groups over pipes and sockets, the default and
-    // NEXT_BUDDY.
-    assert_eq!(judged.len(), 2 * (3 * 4 + 4 * 2), "groups: {judged:#?}");
+    // NEXT_BUDDY; on two nodes the same, 7.2 only.
+    assert_eq!(
+        judged.len(),
+        2 * (3 * 4 + 4 * 2) + 4 * 2,
+        "groups: {judged:#?}"
+    );
     for j in &judged {
         assert_eq!(
             j.kernel.len(),
@@ -61,12 +67,15 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
         .collect();
     Mismatches::of(&v, &known).assert_none();
     // NEXT_BUDDY's effects on 7.2 are the thread's subject (seeds/004):
-    // on one CPU and on four, they are judged, and agree.
+    // on one CPU, on four and on two nodes, they are judged, and agree.
     for row in [
         "hackbench-pipe",
         "schbench",
         "hackbench-smp4-g1-pipe",
         "hackbench-smp4-g4-pipe",
+        "hackbench-numa2-g1-pipe",
+        "hackbench-numa2-g1-socket",
+        "hackbench-numa2-g4-pipe",
     ] {
         assert!(
             v.iter().any(|v| v.row == row

@@ -382,6 +382,7 @@ impl Sim {
         let llc = LlcState {
             nr_idle_scan: (0..nr).map(|c| topo.llc_size(c)).collect(),
         };
+        let vcpu_turns = turns::Turns::new(&topo);
         let mut sim = Sim {
             topo: Rc::new(topo),
             llc,
@@ -402,7 +403,7 @@ impl Sim {
             pipes: Vec::new(),
             woken: Vec::new(),
             mutexes_held: 0,
-            turns: turns::Turns::new(nr as usize),
+            turns: vcpu_turns,
             events: 0,
             budget,
             stopped_at: None,

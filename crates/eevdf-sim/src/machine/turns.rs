@@ -7,7 +7,7 @@
 //! charged (`update_curr()`) for the stretches its vCPU stood still, its
 //! work ends later, and a reschedule raised for it waits for its turn.
 //!
-//! A turn goes to the next busy vCPU in CPU order and lasts until the
+//! A turn goes to the next busy vCPU in QEMU's order and lasts until the
 //! nearest timer deadline (`icount_get_limit`: here a busy CPU's tick or
 //! HRTICK, or a sleeping thread's timer, also one armed within the turn),
 //! at least `MIN_TURN_NS`. It ends early when its vCPU halts (goes idle)
@@ -19,6 +19,11 @@
 //! reschedules wait for the thaw, and what an early end leaves of the
 //! standstill is given back (`unsteal_time`). An idle vCPU that turns
 //! busy waits for the turn.
+//!
+//! QEMU's order is its vCPU index, the APIC-ID order: a core's threads
+//! next to each other. The simulator numbers every core's first thread
+//! first (as Linux on x86 hardware), so with SMT the two orders differ
+//! (`eevdf_kernel::vm_topology` maps the CPU numbers of a kernel run).
 
 use super::{Ev, Sim};
 use crate::config::Nanos;
@@ -68,12 +73,17 @@ impl Sim {
         }
         self.turns.gen += 1;
         let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
-        let nr = self.cpus.len() as u32;
-        let after = self.turns.holder.map_or(0, |h| h + 1);
+        let nr = self.cpus.len();
+        let order = &self.turns.order;
+        let after = self
+            .turns
+            .holder
+            .map_or(0, |h| self.turns.rank[h as usize] + 1);
         let holder = (0..nr)
-            .map(|i| (after + i) % nr)
+            .map(|i| order[(after + i) % nr])
             .find(|&c| self.cpus[c as usize].curr.is_some());
         self.turns.holder = holder;
+        let nr = nr as u32;
         self.turns.end = now + len;
         for cpu in 0..nr {
             if Some(cpu) != holder && self.cpus[cpu as usize].curr.is_some() {
@@ -210,13 +220,48 @@ pub(super) struct Turns {
     gen: u64,
     /// Per CPU: until when it stands still.
     frozen_until: Vec<Nanos>,
+    /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
+    order: Vec<u32>,
+    rank: Vec<usize>,
 }
 
 impl Turns {
-    pub(super) fn new(cpus: usize) -> Turns {
+    pub(super) fn new(topo: &crate::topology::Topology) -> Turns {
+        let nr = topo.nr_cpus();
+        let mut order: Vec<u32> = (0..nr).collect();
+        order.sort_by_key(|&c| (topo.cpus[c as usize].core, c));
+        let mut rank = vec![0; nr as usize];
+        for (i, &c) in order.iter().enumerate() {
+            rank[c as usize] = i;
+        }
         Turns {
-            frozen_until: vec![0; cpus],
+            frozen_until: vec![0; nr as usize],
+            order,
+            rank,
             ..Turns::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Turns;
+    use crate::topology::{CustomMachine, MachineSpec, Topology};
+
+    fn order(spec: MachineSpec) -> Vec<u32> {
+        Turns::new(&Topology::build(&spec).unwrap()).order
+    }
+
+    #[test]
+    fn turns_follow_qemus_vcpu_order() {
+        // Siblings {0,2} {1,3}: QEMU's vCPUs 0-3 are CPUs 0, 2, 1, 3.
+        assert_eq!(
+            order(MachineSpec::Custom(CustomMachine::smp(2, 2))),
+            [0, 2, 1, 3]
+        );
+        assert_eq!(order(MachineSpec::Flat(3)), [0, 1, 2]);
+        let t =
+            Turns::new(&Topology::build(&MachineSpec::Custom(CustomMachine::smp(2, 2))).unwrap());
+        assert_eq!(t.rank, [0, 2, 1, 3]);
     }
 }
