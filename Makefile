@@ -121,13 +121,14 @@ default-ref: setup-kernel
 	  --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT,NO_RUN_TO_PARITY,NEXT_BUDDY \
 	  > tests/kernel-ref/default.7.2.jsonl
 
-# Throughput alone, both kernels (about 110 min on one core; 80 of the
-# 240 boots are four-vCPU runs, 40 eight-vCPU ones): on one CPU
-# hackbench over pipes and sockets, and schbench, the default
+# Throughput alone, both kernels (about 2.5 h on one core; 80 of the
+# 260 boots are four-vCPU runs, 40 eight-vCPU ones, 20 of 64 vCPUs): on
+# one CPU hackbench over pipes and sockets, and schbench, the default
 # (WAKEUP_PREEMPTION, already on) and three flips; on four CPUs one and
 # four hackbench groups, the default (NO_NEXT_BUDDY, already off) and
-# NEXT_BUDDY; the same on two NUMA nodes of two SMT cores (7.2 only);
-# five seeds (crates/eevdf-kernel/tests/throughput.rs reads them).
+# NEXT_BUDDY; the same on two NUMA nodes of two SMT cores, and one group
+# on xeon-4314-2s (7.2 only); five seeds
+# (crates/eevdf-kernel/tests/throughput.rs reads them).
 THROUGHPUT_SWEEP = --kernel 7.2,6.12 --jobs 1 --seeds 1..5 \
   --features-axis WAKEUP_PREEMPTION,NEXT_BUDDY,NO_DELAY_DEQUEUE,NO_WAKEUP_PREEMPTION
 throughput-ref: setup-kernel
@@ -144,6 +145,9 @@ throughput-ref: setup-kernel
 	  --kernel 7.2 --jobs 1 --seeds 1..5 --features-axis NO_NEXT_BUDDY,NEXT_BUDDY \
 	  --vary task.hb.groups=1,4 --vary task.hb.ipc=pipe,socket \
 	  > tests/kernel-ref/hackbench-numa2.jsonl
+	./target/release/eevdf sweep tests/kernel-ref/hackbench-xeon.txt \
+	  --kernel 7.2 --jobs 1 --seeds 1..5 --features-axis NO_NEXT_BUDDY,NEXT_BUDDY \
+	  --vary task.hb.ipc=pipe,socket > tests/kernel-ref/hackbench-xeon.jsonl
 
 # docs/fidelity.md, the known-disagreements list and the page's kernel
 # rows, from the committed tests/kernel-ref/ (simulator only, seconds).

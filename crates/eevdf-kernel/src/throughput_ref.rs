@@ -3,8 +3,9 @@
 //! by `make throughput-ref`: an `eevdf sweep --kernel 7.2,6.12` of
 //! `NAME.txt` over its axes, the kernel's default and feature flips, five
 //! seeds). One CPU for `hackbench` and `schbench`, four for
-//! `hackbench-smp4`, and eight for `hackbench-numa2`: two NUMA nodes of
-//! two cores with two threads each, booted as that machine
+//! `hackbench-smp4`, eight for `hackbench-numa2` (two NUMA nodes of two
+//! cores with two threads each) and 64 for `hackbench-xeon` (Mel's
+//! two-socket Xeon, `xeon-4314-2s`), each booted as that machine
 //! ([`crate::vm_topology`]). The fidelity rows judge cyclictest's latency; this
 //! judges the numbers the NEXT_BUDDY threads argue with, with the same
 //! level and direction rules ([`crate::fidelity`]).
@@ -19,7 +20,13 @@ use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
 use crate::sweep_line::{self, axes, bare_text};
 
 /// The references judged, by their file names.
-pub const BENCHES: [&str; 4] = ["hackbench", "schbench", "hackbench-smp4", "hackbench-numa2"];
+pub const BENCHES: [&str; 5] = [
+    "hackbench",
+    "schbench",
+    "hackbench-smp4",
+    "hackbench-numa2",
+    "hackbench-xeon",
+];
 
 /// Whether a known-disagreements line is a throughput verdict's (its
 /// row, `hackbench-pipe`, `hackbench-smp4-g4-socket`,
@@ -356,7 +363,9 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
          vCPU stands still; the twin takes the same turns: docs/model.md §6) and \
          `hackbench-numa2.txt` (the same on eight vCPUs, 7.2 only: two NUMA nodes of \
          two cores with two SMT threads each, booted as that machine, the kernel's \
-         sched domains checked against the simulator's): the \
+         sched domains checked against the simulator's) and `hackbench-xeon.txt` (one \
+         group over pipes and sockets on the 64 vCPUs of `xeon-4314-2s`, two sockets \
+         of 16 SMT cores, Mel's machine in seeds/004, 7.2 only): the \
          work done per second \
          (messages, requests), the kernel's median over {seeds} seeds and its spread (max \
          minus min), against the twin's median over the same seeds (the kernel's \
