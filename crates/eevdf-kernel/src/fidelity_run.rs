@@ -63,7 +63,14 @@ fn one(
     sc.set(&format!("seed={}", job.seed))
         .map_err(|e| KernelError::new(e.to_string(), ""))?;
     let initrd = run::initramfs(guest, &run::guest_text(&sc), false, &[])?;
-    let key = run::boot_key(job.image, &initrd, qv, job.seed, 1, &VmTopology::flat(1));
+    let key = run::boot_key(
+        job.image,
+        &initrd,
+        qv,
+        job.seed,
+        1,
+        &VmTopology::of(&sc.machine)?,
+    );
     let cached = plan.cache.join(format!("{key}.json"));
     let from_cache = std::fs::read_to_string(&cached)
         .ok()

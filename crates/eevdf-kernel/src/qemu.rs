@@ -206,6 +206,19 @@ pub fn version(qemu: &Path) -> Result<String, KernelError> {
         .to_string())
 }
 
+/// Console lines between the guest's window markers: kernel messages
+/// printed while the window ran, each costing the guest the serial
+/// port's time, which no twin has.
+pub fn window_lines(console: &str) -> usize {
+    console
+        .lines()
+        .skip_while(|l| !l.contains(WINDOW_START))
+        .skip(1)
+        .take_while(|l| !l.contains(WINDOW_END))
+        .filter(|l| !l.trim().is_empty())
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +263,14 @@ mod tests {
             Phase::Reporting
         );
         assert_eq!(tail("a\nb\nc", 2), "b\nc");
+    }
+
+    #[test]
+    fn kernel_messages_in_the_window_are_counted() {
+        let quiet = format!("boot\n{WINDOW_START}\n{WINDOW_END}\n[ 5.0] after\n");
+        assert_eq!(window_lines(&quiet), 0);
+        let chatty = format!("{WINDOW_START}\n[ 1.5] rcu: stall\n\n[ 1.6] x\n{WINDOW_END}\n");
+        assert_eq!(window_lines(&chatty), 2);
+        assert_eq!(window_lines("no markers\n"), 0);
     }
 }

@@ -167,6 +167,14 @@ pub fn warnings(sc: &Scenario, image: &Image) -> Vec<String> {
             sc.machine.nr_cpus()
         ));
     }
+    if VmTopology::of(&sc.machine).is_ok_and(|vm| vm.nodes > 1) {
+        w.push(
+            "the guest has NUMA nodes, so the kernel's automatic NUMA balancing is on (its \
+             default), which the simulator does not model; its first scan of a task waits \
+             1 s (numa_balancing_scan_delay_ms)"
+                .into(),
+        );
+    }
     w
 }
 
@@ -233,6 +241,15 @@ pub fn boot(
     std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
     let initrd_path = opts.workdir.join("initrd.gz");
     std::fs::write(&initrd_path, initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
+    if vm.nodes > 1 && opts.mem_mib / vm.nodes < 64 {
+        return Err(KernelError::refused(
+            format!(
+                "{} MiB of guest memory is too little for {} NUMA nodes",
+                opts.mem_mib, vm.nodes
+            ),
+            format!("boot at most {} nodes", opts.mem_mib / 64),
+        ));
+    }
     let serial = Boot {
         qemu: opts.qemu.clone(),
         kernel: image.vmlinuz.clone(),
@@ -309,6 +326,20 @@ pub(crate) fn finish(
         .map_err(|e| KernelError::new(format!("the guest's report does not fit: {e}"), ""))?;
     let mut warn = warnings(sc, image);
     warn.extend(report.warnings.iter().cloned());
+    let chatter = qemu::window_lines(&serial.console);
+    if chatter > 0 {
+        warn.push(format!(
+            "the kernel printed {chatter} console lines during the window, which cost the \
+             guest time no twin has"
+        ));
+    }
+    if opts.trace && !VmTopology::of(&sc.machine)?.is_flat() {
+        warn.push(
+            "the trace names the guest's CPUs, which QEMU numbers a core's threads next to \
+             each other; the result uses the simulator's numbers"
+                .into(),
+        );
+    }
     let source = Source {
         kind: "kernel".into(),
         uname: report.uname.clone(),
@@ -518,6 +549,10 @@ mod tests {
         assert_eq!(w.len(), 2);
         assert!(w[0].contains("CONFIG_HZ=250"));
         assert!(w[1].contains("one after another"));
+        let numa = sc("eevdf-scenario v1\nmachine custom nodes=2 cores=2\nhz 250\nend\n");
+        let w = warnings(&numa, &image);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[1].contains("NUMA balancing"));
     }
 
     #[test]

@@ -899,7 +899,7 @@ fn summary(md: &mut String, rows: &[Row], nseeds: u64) {
          compares with the published seconds. Where a comparison is also checked \
          on real kernels (`tests/seeds/kernel.txt`), the direction cell adds each \
          kernel's B/A, the median over the reference's seeds: a one-CPU fidelity row's, \
-         or hackbench on four vCPUs, and on eight booted as two NUMA nodes of two SMT cores, under QEMU (docs/fidelity.md has both sides of \
+         or hackbench on four vCPUs, on eight booted as two NUMA nodes of two SMT cores and on Mel's 64-vCPU Xeon, under QEMU (docs/fidelity.md has both sides of \
          those).\n",
         FLAT * 100.0
     );
@@ -970,7 +970,7 @@ fn summary(md: &mut String, rows: &[Row], nseeds: u64) {
     let _ = writeln!(
         md,
         "- Checked on real kernels (`tests/seeds/kernel.txt`; the one-CPU fidelity \
-         rows and hackbench on four and eight vCPUs): **{checked}** comparisons; every kernel moves the thread's way on \
+         rows and hackbench on 4, 8 and 64 vCPUs): **{checked}** comparisons; every kernel moves the thread's way on \
          {with_thread}. Of the {} simulated disagreements over {:.0} %, **{contradicted}** \
          are contradicted by every kernel (the kernels move the other way or stay flat).",
         big_differ.len(),

@@ -50,9 +50,9 @@ fn smt_threads_are_neighbours_in_the_guest() {
 }
 
 #[test]
-fn llcs_become_dies_and_memory_adds_up() {
-    let vm = VmTopology::of(&machine("custom nodes=3 llcs=2 cores=2")).unwrap();
-    assert_eq!(vm.smp, "cpus=12,sockets=3,dies=2,cores=2,threads=1");
+fn sockets_of_one_node_and_memory_that_adds_up() {
+    let vm = VmTopology::of(&machine("custom nodes=3 packages=2 cores=2")).unwrap();
+    assert_eq!(vm.smp, "cpus=12,sockets=6,dies=1,cores=2,threads=1");
     let args = vm.machine_args(1000);
     let sizes: Vec<&str> = args
         .iter()
@@ -69,6 +69,8 @@ fn llcs_become_dies_and_memory_adds_up() {
     );
     assert_eq!(vm.to_guest, (0..12).collect::<Vec<_>>());
     assert_eq!(show(&vm.domains[0]), "MC 0-1, PKG 0-3, NUMA 0-11");
+    let nodes = vm.machine_args(1000);
+    assert!(nodes.contains(&"node,nodeid=1,cpus=4-7,memdev=mem1".to_string()));
 }
 
 #[test]
@@ -77,11 +79,18 @@ fn machines_qemu_cannot_give_are_refused() {
         "rb5",
         "orion6",
         "custom clusters=2 cores=4",
+        "custom llcs=2 cores=2",
         "custom cores=2 capacity=512,1024",
+        "custom cores=4 capacity=512",
+        "epyc-2x128c",
+        "custom cores=256",
     ] {
         let e = VmTopology::of(&machine(m)).unwrap_err();
         assert!(e.bad_input, "{m}: {e:?}");
     }
+    let e = VmTopology::of(&machine("custom cores=4 capacity=512")).unwrap_err();
+    assert!(e.message.contains("other than 1024"), "{e:?}");
+    assert!(VmTopology::of(&machine("custom cores=255")).is_ok());
     let xeon = VmTopology::of(&machine("xeon-4314-2s")).unwrap();
     assert_eq!(xeon.smp, "cpus=64,sockets=2,dies=1,cores=16,threads=2");
 }

@@ -45,7 +45,7 @@ impl Sim {
 pub(super) struct Turns;
 
 impl Turns {
-    pub(super) fn new(_cpus: usize) -> Turns {
+    pub(super) fn new(_topo: &crate::topology::Topology) -> Turns {
         Turns
     }
 }
