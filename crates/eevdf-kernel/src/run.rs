@@ -88,6 +88,8 @@ pub struct KernelRun {
 /// the text is part of the boot's cache key, which an engine release
 /// must not change.
 pub fn guest_text(sc: &Scenario) -> String {
+    // A machine QEMU cannot give is refused before any boot; its text
+    // stays as written.
     let vm = VmTopology::of(&sc.machine).unwrap_or_else(|_| VmTopology::flat(1));
     let pinned;
     let sc = if vm.is_flat() {
@@ -238,9 +240,6 @@ pub fn boot(
     timeout: Duration,
     progress: &mut dyn FnMut(Phase, Duration),
 ) -> Result<qemu::Serial, KernelError> {
-    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
-    let initrd_path = opts.workdir.join("initrd.gz");
-    std::fs::write(&initrd_path, initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
     if vm.nodes > 1 && opts.mem_mib / vm.nodes < 64 {
         return Err(KernelError::refused(
             format!(
@@ -250,6 +249,9 @@ pub fn boot(
             format!("boot at most {} nodes", opts.mem_mib / 64),
         ));
     }
+    std::fs::create_dir_all(&opts.workdir).map_err(|e| KernelError::io(&opts.workdir, e))?;
+    let initrd_path = opts.workdir.join("initrd.gz");
+    std::fs::write(&initrd_path, initrd).map_err(|e| KernelError::io(&initrd_path, e))?;
     let serial = Boot {
         qemu: opts.qemu.clone(),
         kernel: image.vmlinuz.clone(),
@@ -320,7 +322,8 @@ pub(crate) fn finish(
             "run it on the simulator, or drop what this kernel lacks",
         ));
     }
-    VmTopology::of(&sc.machine)?.cpus_to_sim(&mut report);
+    let vm = VmTopology::of(&sc.machine)?;
+    vm.cpus_to_sim(&mut report);
     let result = report
         .to_sim_result(sc)
         .map_err(|e| KernelError::new(format!("the guest's report does not fit: {e}"), ""))?;
@@ -333,7 +336,7 @@ pub(crate) fn finish(
              guest time no twin has"
         ));
     }
-    if opts.trace && !VmTopology::of(&sc.machine)?.is_flat() {
+    if opts.trace && !vm.is_flat() {
         warn.push(
             "the trace names the guest's CPUs, which QEMU numbers a core's threads next to \
              each other; the result uses the simulator's numbers"

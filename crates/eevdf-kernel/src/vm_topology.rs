@@ -45,7 +45,7 @@ pub type Domains = Vec<(String, Vec<u32>)>;
 pub const DOMAIN_DEBUG_APPEND: &str = "sched_verbose loglevel=8";
 
 impl VmTopology {
-    /// QEMU's machine for `machine`: `-smp N` for `smpN`; sockets, dies,
+    /// QEMU's machine for `machine`: `-smp N` for `smpN`; sockets,
     /// cores, threads and nodes for a preset or custom machine whose
     /// shape is regular. Refused: capacities other than 1024, clusters,
     /// several LLCs in a socket, and presets with vendor quirks, which the
@@ -100,19 +100,17 @@ impl VmTopology {
 
     /// What a boot key adds for this machine: nothing on a flat one (so
     /// their keys are those of before topologies), else the command line
-    /// and QEMU's machine arguments.
+    /// and what QEMU's machine arguments say (memory is not keyed).
     pub fn key_part(&self) -> String {
         if self.is_flat() {
             return String::new();
         }
         format!(
-            "{}
-{}
-{}
-",
+            "{}\n-smp {}\nnodes={} distances={:?}\n",
             self.append(),
             self.smp,
-            self.machine_args(1).join(" ")
+            self.nodes,
+            self.distances
         )
     }
 
@@ -226,13 +224,12 @@ fn show(domains: &Domains) -> String {
     parts.join(", ")
 }
 
-/// The regular tree QEMU builds: nodes hold whole sockets, a socket
-/// `dies` LLCs, an LLC `cores` cores of `threads` threads.
+/// The regular tree QEMU builds: nodes hold whole sockets, a socket (one
+/// die, one LLC) `cores` cores of `threads` threads.
 #[derive(Debug)]
 struct Shape {
     nodes: u32,
     sockets: u32,
-    dies: u32,
     cores: u32,
     threads: u32,
 }
@@ -274,14 +271,12 @@ impl Shape {
         let shape = Shape {
             nodes,
             sockets,
-            dies: llcs / sockets,
-            cores: cores / llcs,
+            cores: cores / sockets,
             threads,
         };
-        let regular = t.nr_cpus() == shape.sockets * shape.dies * shape.cores * threads
+        let regular = t.nr_cpus() == shape.sockets * shape.cores * threads
             && sockets % nodes == 0
-            && llcs % sockets == 0
-            && cores % llcs == 0;
+            && cores % sockets == 0;
         if !regular {
             return Err(format!("its tree is not regular ({shape:?})"));
         }
@@ -300,7 +295,7 @@ impl Shape {
         let plain = CustomMachine {
             nodes: self.nodes,
             packages_per_node: self.sockets / self.nodes,
-            llcs_per_package: self.dies,
+            llcs_per_package: 1,
             clusters_per_llc: 1,
             cores_per_cluster: self.cores,
             smt: self.threads,
@@ -320,8 +315,8 @@ impl Shape {
 
     fn smp(&self, cpus: u32) -> String {
         format!(
-            "cpus={cpus},sockets={},dies={},cores={},threads={}",
-            self.sockets, self.dies, self.cores, self.threads
+            "cpus={cpus},sockets={},dies=1,cores={},threads={}",
+            self.sockets, self.cores, self.threads
         )
     }
 }
@@ -337,11 +332,9 @@ fn distances(t: &Topology) -> Vec<(u32, u32, u32)> {
     v
 }
 
-/// QEMU's order: by core (cores are numbered node, socket, LLC, core
-/// first), then thread.
+/// Each CPU's place in QEMU's vCPU order ([`Topology::apic_order`]).
 fn guest_numbers(t: &Topology) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..t.nr_cpus()).collect();
-    order.sort_by_key(|&c| (t.cpus[c as usize].core, c));
+    let order = t.apic_order();
     let mut to_guest = vec![0; order.len()];
     for (g, &s) in order.iter().enumerate() {
         to_guest[s as usize] = g as u32;

@@ -479,6 +479,16 @@ impl Topology {
         a == b || self.llc_id(a) == self.llc_id(b)
     }
 
+    /// The CPUs in APIC-ID order, a core's threads next to each other
+    /// (cores are numbered node, package, LLC, cluster, core first):
+    /// QEMU's vCPU order, where CPU numbers put every core's first thread
+    /// first. The identity without SMT.
+    pub fn apic_order(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.nr_cpus()).collect();
+        order.sort_by_key(|&c| (self.cpus[c as usize].core, c));
+        order
+    }
+
     /// `cpu_smt_mask(cpu)`: the CPU's core's threads, sorted, including `cpu`.
     pub fn smt_siblings(&self, cpu: u32) -> &[u32] {
         &self.smt_masks[cpu as usize]

@@ -228,8 +228,7 @@ pub(super) struct Turns {
 impl Turns {
     pub(super) fn new(topo: &crate::topology::Topology) -> Turns {
         let nr = topo.nr_cpus();
-        let mut order: Vec<u32> = (0..nr).collect();
-        order.sort_by_key(|&c| (topo.cpus[c as usize].core, c));
+        let order = topo.apic_order();
         let mut rank = vec![0; nr as usize];
         for (i, &c) in order.iter().enumerate() {
             rank[c as usize] = i;
