@@ -115,6 +115,24 @@ fn run(args: &[String]) -> Result<String, String> {
     for h in &res.hackbench {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
     }
+    // The CPU charged to each side of hackbench, as a kernel run's
+    // `cpu_ms` summed by `role`: on vCPU turns, who is charged for a
+    // standstill decides who turns ineligible (docs/model.md, "A vCPU
+    // that spins hands its turn over").
+    let charged = |role| -> u64 {
+        res.tasks
+            .iter()
+            .filter(|t| t.role == role)
+            .map(|t| t.cpu_ns)
+            .sum()
+    };
+    if !res.hackbench.is_empty() {
+        line.push_str(&format!(
+            ", senders cpu {} ms, receivers cpu {} ms",
+            charged(RoleKind::Sender) / 1_000_000,
+            charged(RoleKind::Receiver) / 1_000_000
+        ));
+    }
     // A periodic task's CPU per wakeup: its burst and what the
     // interrupts inside it took, as a kernel run's `cpu_ms` / `wakeups`
     // (the first activation, its start, is no wakeup). The guest's
