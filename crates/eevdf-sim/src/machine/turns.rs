@@ -12,9 +12,12 @@
 //! HRTICK, or a sleeping thread's timer, also one armed within the turn),
 //! at least `MIN_TURN_NS`. It ends early when its vCPU halts (goes idle)
 //! or sends an IPI (it wakes an idle CPU, or asks a busy one for a full
-//! reschedule): in a 7.2.13 trace 430 of 450 turns that end at a
-//! `sched_waking` hand over within 20 us, mostly to the next vCPU in
-//! order. The other busy vCPUs stand still meanwhile, the way an
+//! reschedule). Not modelled: QEMU's `PAUSE` also ends a turn, so a vCPU
+//! that spins on a lock held by a vCPU standing still hands over at once
+//! and its task is charged for the others' turns (the turns that end at
+//! a `sched_waking` in 7.2.13 traces are spins on the wakee's runqueue
+//! lock; docs/model.md, "A vCPU that spins hands its turn over"). The
+//! other busy vCPUs stand still meanwhile, the way an
 //! interrupt stands a task still (`steal_time`): their wakeups and
 //! reschedules wait for the thaw, and what an early end leaves of the
 //! standstill is given back (`unsteal_time`). An idle vCPU that turns
