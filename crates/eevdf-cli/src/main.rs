@@ -201,7 +201,9 @@ enum ImportKind {
         file: String,
         /// Print the scheduler's regime instead: switches a second by
         /// `prev_state` and the runs before them, where wakeups land, the
-        /// wait from wakeup to run by task name, idle by CPU.
+        /// wait from wakeup to run by task name, idle by CPU, and the
+        /// handovers between CPUs (a vCPU's turns under QEMU) by the
+        /// event before each.
         #[arg(long)]
         regime: bool,
         /// A second trace (a kernel run's against a twin's, say) beside

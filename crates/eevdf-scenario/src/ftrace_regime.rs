@@ -1,7 +1,11 @@
 //! The regime of an ftrace text trace, to hold a simulator's trace
 //! against a kernel's (`eevdf import trace --regime`): how often tasks
 //! switch and why (`prev_state`), how long they ran before, where
-//! wakeups land and how long they wait, and each CPU's idle share.
+//! wakeups land and how long they wait, each CPU's idle share, and
+//! where the events pass from one CPU to another (under QEMU's
+//! single-threaded TCG one vCPU runs at a time, so each such handover
+//! ends a vCPU's turn; docs/model.md, "A vCPU that spins hands its turn
+//! over").
 //! Tasks are grouped by name with a `.N` suffix dropped, so a kernel
 //! run's `hb.11` and the simulator's `hb` fall in one group (the kernel
 //! cuts a name to 15 bytes, so a longer task name does not group). A
@@ -135,6 +139,11 @@ pub struct Regime {
     /// `# entries-in-buffer/entries-written`: fewer in the buffer than
     /// written means the ring buffer overran and events are missing.
     pub entries: Option<(u64, u64)>,
+    /// Consecutive events (of any kind, probes too) on different CPUs.
+    pub handovers: u64,
+    /// The event each handover came after, by name (a probe's name, say
+    /// `native_queued_spin_lock_slowpath`'s, tells a spin).
+    pub handover_after: BTreeMap<String, u64>,
 }
 
 /// `hb.11` -> `hb`; names without a numeric suffix stay.
@@ -203,6 +212,9 @@ struct Reader {
     waking: BTreeMap<u32, Waking>,
     window: Option<(u64, u64)>,
     sched: bool,
+    /// The CPU and name of the last event read.
+    last_cpu: Option<u32>,
+    last_event: String,
 }
 
 impl Reader {
@@ -215,6 +227,9 @@ impl Reader {
             self.r.entries = self.r.entries.or(entries(line));
             return Ok(());
         };
+        // Other events' timestamps are not checked, as before: one that
+        // does not parse is no handover.
+        self.handover(cpu_of(l.head), l.event, l.ts(n).ok().map(|(t, _)| t));
         if l.event == "tracing_mark_write" {
             if let (None, Some(w)) = (self.window, window_mark(l.body)) {
                 // What came before the mark only sets the state.
@@ -264,6 +279,21 @@ impl Reader {
             }
         }
         Ok(())
+    }
+
+    /// An event on `cpu` after one on another CPU is a handover.
+    fn handover(&mut self, cpu: Option<u32>, event: &str, t: Option<u64>) {
+        let (Some(cpu), Some(t)) = (cpu, t) else {
+            return;
+        };
+        if self.last_cpu.is_some_and(|c| c != cpu) && self.counted(t) {
+            self.r.handovers += 1;
+            let key = capped(&self.r.handover_after, &self.last_event, MAX_STATES);
+            *self.r.handover_after.entry(key).or_default() += 1;
+        }
+        self.last_cpu = Some(cpu);
+        self.last_event.clear();
+        self.last_event.push_str(event);
     }
 
     fn wakeup(&mut self, pid: u32, target: u32) {
@@ -490,6 +520,19 @@ impl Rows<'_> {
         }
     }
 
+    /// Shown when some trace has handovers (more than one CPU).
+    fn handovers(&mut self) {
+        if self.runs.iter().all(|(_, g)| g.handovers == 0) {
+            return;
+        }
+        self.rate("CPU handovers /s (QEMU: turns)", |g| g.handovers);
+        for ev in self.keys(|g| &g.handover_after) {
+            self.rate(&format!("  after {ev} /s"), |g| {
+                g.handover_after.get(&ev).copied().unwrap_or(0)
+            });
+        }
+    }
+
     fn idle_and_losses(&mut self) {
         let idle = self.each(|g| {
             let by_cpu = g
@@ -555,6 +598,7 @@ pub fn table(runs: &[(&str, &Regime)]) -> String {
     t.push("span s", spans, None);
     t.switches();
     t.wakeups();
+    t.handovers();
     t.idle_and_losses();
     layout(&t.rows)
 }

@@ -264,3 +264,48 @@ fn a_malformed_switch_names_its_line() {
     };
     assert_eq!(e.line, 1);
 }
+
+#[test]
+fn events_that_pass_to_another_cpu_are_handovers_named_by_the_event_before() {
+    let probe = |cpu, ts: &str| {
+        ev(
+            "hb.0-10",
+            cpu,
+            ts,
+            "qsl",
+            "(native_queued_spin_lock_slowpath+0x4/0x2d0)",
+        )
+    };
+    let mark = "tracing_mark_write: eevdf-guest window t0=2000000000 t1=2010000000";
+    let text = [
+        // Before the window: not counted, but CPU 1 had the last event.
+        sw(1, "1.999000", IDLE1, "R", ("hb.1", 11)),
+        format!("            init-1     [001] ...1.     1.999100: {mark}\n"),
+        // CPU 0 after CPU 1 (after the mark), then a spin hands over to
+        // CPU 1, and a switch back to CPU 0.
+        sw(0, "2.000100", IDLE0, "R", ("hb.0", 10)),
+        probe(0, "2.000200"),
+        sw(1, "2.000300", ("hb.1", 11), "R", ("hb.2", 12)),
+        wake(1, "2.000400", "sched_waking", "hb.3", 13, 1),
+        sw(0, "2.000500", ("hb.0", 10), "S", IDLE0),
+        // After t1: not counted.
+        sw(1, "2.011000", ("hb.2", 12), "S", IDLE1),
+    ]
+    .concat();
+    let r = read(&text);
+    assert_eq!(r.handovers, 3, "{:?}", r.handover_after);
+    assert_eq!(r.handover_after["tracing_mark_write"], 1);
+    assert_eq!(r.handover_after["qsl"], 1);
+    assert_eq!(r.handover_after["sched_waking"], 1);
+    let t = table(&[("kernel", &r)]);
+    assert!(t.contains("CPU handovers /s"), "{t}");
+    assert!(t.lines().any(|l| l.starts_with("  after qsl /s")), "{t}");
+    // trace(): to CPU 1 for a waking and back.
+    let two = read(&trace());
+    assert_eq!(two.handovers, 2);
+    assert_eq!(two.handover_after["sched_switch"], 1);
+    // One CPU: no handover, and no rows for them.
+    let solo = read(&sw(0, "1.0", IDLE0, "R", ("x", 1)));
+    assert_eq!(solo.handovers, 0);
+    assert!(!table(&[("up", &solo)]).contains("handovers"));
+}
