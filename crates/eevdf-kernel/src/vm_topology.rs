@@ -64,7 +64,7 @@ impl VmTopology {
                     "run it on the simulator, or boot a machine custom without clusters or capacities",
                 )
             })?;
-        let to_guest = guest_numbers(&topo);
+        let to_guest = topo.apic_index();
         Ok(VmTopology {
             cpus: topo.nr_cpus(),
             smp: shape.smp(topo.nr_cpus()),
@@ -330,16 +330,6 @@ fn distances(t: &Topology) -> Vec<(u32, u32, u32)> {
         }
     }
     v
-}
-
-/// Each CPU's place in QEMU's vCPU order ([`Topology::apic_order`]).
-fn guest_numbers(t: &Topology) -> Vec<u32> {
-    let order = t.apic_order();
-    let mut to_guest = vec![0; order.len()];
-    for (g, &s) in order.iter().enumerate() {
-        to_guest[s as usize] = g as u32;
-    }
-    to_guest
 }
 
 /// The kernel's name of a level: every NUMA level is `NUMA`.

@@ -227,9 +227,10 @@ impl Reader {
             self.r.entries = self.r.entries.or(entries(line));
             return Ok(());
         };
-        // Other events' timestamps are not checked, as before: one that
-        // does not parse is no handover.
-        self.handover(cpu_of(l.head), l.event, l.ts(n).ok().map(|(t, _)| t));
+        // Only sched events' timestamps must parse: another's that does
+        // not is no handover.
+        let ts = l.ts(n);
+        self.handover(cpu_of(l.head), l.event, ts.as_ref().ok().map(|&(t, _)| t));
         if l.event == "tracing_mark_write" {
             if let (None, Some(w)) = (self.window, window_mark(l.body)) {
                 // What came before the mark only sets the state.
@@ -248,7 +249,7 @@ impl Reader {
         }
         self.sched = true;
         let bad = |what: &str| malformed(n, l.event, what);
-        let (t, ts_col) = l.ts(n)?;
+        let (t, ts_col) = ts?;
         let cpu = cpu_of(l.head).ok_or_else(|| bad("no [CPU]"))?;
         let counted = self.counted(t);
         if counted {

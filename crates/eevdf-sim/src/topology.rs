@@ -489,6 +489,15 @@ impl Topology {
         order
     }
 
+    /// Each CPU's place in [`Topology::apic_order`]: its QEMU vCPU index.
+    pub fn apic_index(&self) -> Vec<u32> {
+        let mut index = vec![0; self.nr_cpus() as usize];
+        for (i, &c) in self.apic_order().iter().enumerate() {
+            index[c as usize] = i as u32;
+        }
+        index
+    }
+
     /// `cpu_smt_mask(cpu)`: the CPU's core's threads, sorted, including `cpu`.
     pub fn smt_siblings(&self, cpu: u32) -> &[u32] {
         &self.smt_masks[cpu as usize]

@@ -12,16 +12,17 @@
 //! HRTICK, or a sleeping thread's timer, also one armed within the turn),
 //! at least `MIN_TURN_NS`. It ends early when its vCPU halts (goes idle)
 //! or sends an IPI (it wakes an idle CPU, or asks a busy one for a full
-//! reschedule). Not modelled: QEMU's `PAUSE` also ends a turn, so a vCPU
-//! that spins on a lock held by a vCPU standing still hands over at once
-//! and its task is charged for the others' turns (the turns that end at
-//! a `sched_waking` in 7.2.13 traces are spins on the wakee's runqueue
-//! lock; docs/model.md, "A vCPU that spins hands its turn over"). The
-//! other busy vCPUs stand still meanwhile, the way an
+//! reschedule). The other busy vCPUs stand still meanwhile, the way an
 //! interrupt stands a task still (`steal_time`): their wakeups and
 //! reschedules wait for the thaw, and what an early end leaves of the
 //! standstill is given back (`unsteal_time`). An idle vCPU that turns
 //! busy waits for the turn.
+//!
+//! Not modelled: QEMU's `PAUSE` also ends a turn, so a vCPU that spins
+//! on a lock held by a vCPU standing still hands over at once and its
+//! task is charged for the others' turns (the turns that end at a
+//! `sched_waking` in 7.2.13 traces are spins on the wakee's runqueue
+//! lock; docs/model.md, "A vCPU that spins hands its turn over").
 //!
 //! QEMU's order is its vCPU index, the APIC-ID order: a core's threads
 //! next to each other. The simulator numbers every core's first thread
@@ -81,7 +82,7 @@ impl Sim {
         let after = self
             .turns
             .holder
-            .map_or(0, |h| self.turns.rank[h as usize] + 1);
+            .map_or(0, |h| self.turns.rank[h as usize] as usize + 1);
         let holder = (0..nr)
             .map(|i| order[(after + i) % nr])
             .find(|&c| self.cpus[c as usize].curr.is_some());
@@ -225,21 +226,15 @@ pub(super) struct Turns {
     frozen_until: Vec<Nanos>,
     /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
     order: Vec<u32>,
-    rank: Vec<usize>,
+    rank: Vec<u32>,
 }
 
 impl Turns {
     pub(super) fn new(topo: &crate::topology::Topology) -> Turns {
-        let nr = topo.nr_cpus();
-        let order = topo.apic_order();
-        let mut rank = vec![0; nr as usize];
-        for (i, &c) in order.iter().enumerate() {
-            rank[c as usize] = i;
-        }
         Turns {
-            frozen_until: vec![0; nr as usize],
-            order,
-            rank,
+            frozen_until: vec![0; topo.nr_cpus() as usize],
+            order: topo.apic_order(),
+            rank: topo.apic_index(),
             ..Turns::default()
         }
     }
