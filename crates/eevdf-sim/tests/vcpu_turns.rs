@@ -3,7 +3,9 @@
 //! a vCPU that is busy alone runs as on real hardware.
 
 use eevdf_core::{FeatureSet, Profile};
-use eevdf_sim::{simulate, Costs, SimConfig, SimResult, TaskSpec, Workload};
+use eevdf_sim::{
+    simulate, Costs, Interest, Observer, SimConfig, SimEvent, SimResult, TaskSpec, Workload,
+};
 
 const MS: u64 = 1_000_000;
 
@@ -166,16 +168,97 @@ fn a_vcpu_that_halts_hands_its_turn_over() {
         c.tasks.push(b);
         let r = simulate(c);
         let of = |name: &str| r.by_name.iter().find(|n| n.name == name).unwrap().clone();
-        (of("b").latency.samples, of("ct").cpu_ns)
+        let ct = of("ct");
+        (of("b").latency.samples, ct.cpu_ns, ct.latency.p99)
     };
-    let ((free, ct_free), (turns, ct_turns)) = (bursts(false), bursts(true));
-    // The turns are taken: cyclictest's vCPU stands still while the burst
-    // loop's runs, and its task is charged for that (11 ms of CPU on real
-    // CPUs, 462 ms in turns here).
+    let ((free, ct_free, p99_free), (turns, ct_turns, p99_turns)) = (bursts(false), bursts(true));
+    // cyclictest's timer is a deadline: the burst loop's turn ends there
+    // and the halted vCPU takes the next one, wakes cyclictest, and is
+    // charged about its runs only (11.0 ms on real CPUs, 13.8 in turns:
+    // the standstills between its wakeup and its run).
     assert!(
-        ct_turns > 10 * ct_free,
+        ct_turns < 2 * ct_free,
         "cyclictest charged {ct_turns} ns in turns against {ct_free}"
     );
-    // 99 and 98 here; without the hand-over, 94.
-    assert!(turns + 2 >= free, "{turns} bursts in turns against {free}");
+    assert!(
+        p99_turns < p99_free + 50_000,
+        "cyclictest p99 {p99_turns} ns in turns against {p99_free}"
+    );
+    // 99 on real CPUs and 96 in turns, where cyclictest's runs take
+    // their share of the one host thread; the hand-over at its halt
+    // gives the burst loop the rest of its turn.
+    assert!(turns + 4 >= free, "{turns} bursts in turns against {free}");
+}
+
+/// For each wakeup that a vCPU's wakelist enqueues for a waker on
+/// another vCPU: the time from the wake call to the enqueue.
+#[derive(Clone, Debug, Default)]
+struct WakelistDelays {
+    waking: std::collections::HashMap<usize, (u64, u32)>,
+    delays: Vec<u64>,
+}
+
+impl Observer for WakelistDelays {
+    fn event(&mut self, e: &SimEvent) {
+        match *e {
+            SimEvent::Waking { ts, cpu, task, .. } => {
+                self.waking.insert(task, (ts, cpu));
+            }
+            SimEvent::Wakeup { ts, cpu, task, on } => {
+                if let Some((at, from)) = self.waking.remove(&task) {
+                    if from != cpu && on == cpu {
+                        self.delays.push(ts - at);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    fn interest(&self) -> Interest {
+        Interest::WAKEUP
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+#[test]
+fn a_wakee_of_a_halted_vcpu_waits_for_its_turn() {
+    // A waker's IPI marks the halted target and its turn goes on (QEMU's
+    // tcg_handle_interrupt: every vCPU is "self" to the one thread); the
+    // target enqueues the wakee (sched_ttwu_pending) when its own turn
+    // comes. On real CPUs it does so at once, after the wake cost.
+    let delays = |turns| {
+        let mut c = cfg(4, turns, hackbench(1));
+        c.duration_ns = 200 * MS;
+        let mut sim = eevdf_sim::Sim::new(c);
+        sim.observe(Box::new(WakelistDelays::default()));
+        for step in 1..=40u64 {
+            sim.run_until(step * 5 * MS);
+            sim.check_threads()
+                .unwrap_or_else(|e| panic!("at {} ms: {e}", step * 5));
+        }
+        let mut d = sim.detach_observer::<WakelistDelays>().unwrap().delays;
+        d.sort_unstable();
+        assert!(d.len() > 20, "{} wakelist wakeups", d.len());
+        (d[d.len() / 2], d[d.len() - 1])
+    };
+    // Here 992 such wakeups on real CPUs, each 5 us (the wake cost);
+    // 75 in turns, 2.7 ms at the median.
+    let (free_p50, free_max) = delays(false);
+    let (turns_p50, turns_max) = delays(true);
+    assert!(
+        free_max <= Costs::default().wake_ns,
+        "real CPUs: p50 {free_p50} ns, max {free_max} ns"
+    );
+    assert!(
+        turns_p50 > 100_000,
+        "in turns: p50 {turns_p50} ns, max {turns_max} ns"
+    );
 }

@@ -26,7 +26,7 @@ const MS: Nanos = 1_000_000;
 /// `available_idle_cpu()`: nothing running or queued.
 #[inline]
 fn idle_cpu(c: &super::Cpu) -> bool {
-    c.curr.is_none() && c.rq.h_nr_queued == 0
+    c.curr.is_none() && c.rq.h_nr_queued == 0 && !c.ttwu_pending
 }
 
 /// A CPU as placement sees it at `now`.

@@ -30,6 +30,7 @@ impl Sim {
                 c.run_start = start;
                 c.burst_end = start + wall_for_work(burst, c.capacity);
                 self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+                self.spin_check(cpu, now);
                 if self.cpus[cpu as usize].rq.resched.is_some() {
                     self.honour_resched(cpu, now);
                 }
@@ -126,7 +127,8 @@ impl Sim {
     pub(super) fn arm_timer(&mut self, tid: Tid, at: Nanos, now: Nanos) {
         self.threads[tid].timer_at = Some(at);
         self.q.schedule(at, Ev::Timer { tid });
-        self.timer_armed(at, now);
+        let cpu = self.threads[tid].cpu;
+        self.timer_armed(cpu, at, now);
     }
 
     /// A schbench message thread asks worker `w` for a request if it is

@@ -100,6 +100,13 @@ enum Ev {
     Thaw {
         cpu: u32,
     },
+    /// A thread reaches a channel held by a vCPU standing still
+    /// (`turns`; stale if `gen` is not the turn's).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    Spin {
+        gen: u64,
+        tid: Tid,
+    },
 }
 
 /// Where a delayed reschedule is taken (`Ev::ReschedPoint`).
@@ -111,6 +118,20 @@ enum ReschedAt {
     MightResched,
     /// The end of an interrupt: decided again for the code it returns to.
     IrqEnd,
+}
+
+/// A wakeup between `select_task_rq()` and its enqueue.
+#[derive(Clone, Copy, Debug)]
+struct Activation {
+    tid: Tid,
+    sync: bool,
+    from_task: bool,
+    /// The CPU whose context enqueues (`wakeup_logged_on`).
+    on: u32,
+    /// A delayed task requeued where it is.
+    delayed: bool,
+    /// The thread's start.
+    first: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +163,9 @@ struct Thread {
     remaining: Nanos,
     /// Asleep in `mutex_lock()` (`D`): a hackbench pipe's mutex.
     on_mutex: bool,
+    /// Woken onto a halted vCPU's wakelist, waiting for its turn
+    /// (`turns.rs`).
+    on_wake_list: bool,
     /// When the pending wakeup was asked for (latency start).
     wake_stamp: Option<Nanos>,
     slack: Nanos,
@@ -207,6 +231,13 @@ struct Cpu {
     /// Where the switch being made takes the CPU from a running task.
     preemption: Preemption,
     busy_since: Option<Nanos>,
+    /// Wakees wait on this halted vCPU's wakelist for its turn
+    /// (`rq->ttwu_pending`; `turns.rs`).
+    ttwu_pending: bool,
+    /// A timer interrupt is raised on this halted vCPU: it runs at its
+    /// turn (`turns.rs`).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    irq_pending: bool,
     busy_ns: Nanos,
     switches: u64,
     /// Group entities of this CPU: (group entity, its queue).
@@ -361,6 +392,8 @@ impl Sim {
                     next_tick: phase,
                     preemption: Preemption::ToUser,
                     busy_since: None,
+                    ttwu_pending: false,
+                    irq_pending: false,
                     busy_ns: 0,
                     switches: 0,
                     groups: gs,
@@ -605,6 +638,7 @@ impl Sim {
             }
             Ev::Timer { tid } => {
                 self.threads[tid].timer_at = None;
+                self.timer_interrupt(self.threads[tid].cpu);
                 let wake = self.cfg.costs.wake_ns;
                 self.steal_time(self.threads[tid].cpu, now, wake);
                 self.q.schedule(
@@ -632,6 +666,7 @@ impl Sim {
             Ev::Turn { gen } => self.turn(gen, now),
             Ev::TurnCut { gen } => self.cut_turn(gen, now),
             Ev::Thaw { cpu } => self.honour_resched(cpu, now),
+            Ev::Spin { gen, tid } => self.spin(gen, tid, now),
         }
     }
 
@@ -648,7 +683,7 @@ impl Sim {
             return;
         }
         let t = &self.threads[tid];
-        if matches!(t.state, State::Runnable | State::Running) {
+        if matches!(t.state, State::Runnable | State::Running) || t.on_wake_list {
             return; // already awake: the wakeup is absorbed
         }
         if t.state == State::Blocking {
@@ -690,16 +725,42 @@ impl Sim {
         if cpu != prev {
             self.move_sleeping(tid, cpu, now);
         }
+        let src = waker.unwrap_or(prev);
         if self.observers.wants(Interest::WAKEUP) {
             let cost = self.cfg.costs.wake_ns;
-            let src = waker.unwrap_or(prev);
             self.observers.emit(SimEvent::Waking {
                 ts: now.saturating_sub(cost),
                 cpu: src,
                 task: tid,
                 target_cpu: cpu,
             });
-            let on = self.wakeup_logged_on(src, cpu, delayed);
+        }
+        let w = Activation {
+            tid,
+            sync,
+            from_task,
+            on: self.wakeup_logged_on(src, cpu, delayed),
+            delayed,
+            first,
+        };
+        if !self.wait_on_wake_list(cpu, w, now) {
+            self.activate(cpu, w, now);
+        }
+    }
+
+    /// `ttwu_do_activate()`: enqueues a woken thread on `cpu` and asks
+    /// whether it preempts, in the context `w.on` names.
+    fn activate(&mut self, cpu: u32, w: Activation, now: Nanos) {
+        let Activation {
+            tid,
+            sync,
+            from_task,
+            on,
+            delayed,
+            first,
+        } = w;
+        self.threads[tid].on_wake_list = false;
+        if self.observers.wants(Interest::WAKEUP) {
             self.observers.emit(SimEvent::Wakeup {
                 ts: now,
                 cpu,
@@ -718,8 +779,6 @@ impl Sim {
         let eid = t.eid;
         self.pelt_cpu(cpu, now);
         let c = &mut self.cpus[cpu as usize];
-        let target_idle = c.curr.is_none();
-        let had_full = c.rq.resched == Some(Resched::Full);
         c.rq.set_clock(now);
         c.rq.enqueue_task(eid, EnqueueFlags::WAKEUP);
         self.update_group_share(cpu, tid, now);
@@ -734,14 +793,8 @@ impl Sim {
         if self.observers.wants(Interest::WAKEUP_PREEMPT) {
             self.emit_wakeup_preempt(cpu, tid, decision, now);
         }
-        // An idle target gets an IPI (a halted vCPU does not poll), a
-        // busy one when the wakeup asks for a full reschedule.
-        let full_now = !had_full && self.cpus[cpu as usize].rq.resched == Some(Resched::Full);
         self.hrtick_update(cpu, now);
         self.honour_resched(cpu, now);
-        if let Some(w) = waker.filter(|_| target_idle || full_now) {
-            self.ipi(w, cpu, now);
-        }
     }
 
     /// The CPU whose context enqueues a wakee on `cpu` for a waker on

@@ -308,6 +308,7 @@ impl Sim {
             owed: 0,
             timer_at: None,
             on_mutex: false,
+            on_wake_list: false,
         });
         if start < FOREVER {
             if timer_like {

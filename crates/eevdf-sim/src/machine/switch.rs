@@ -41,7 +41,7 @@ impl Sim {
             c.hrtick_at = now + delay;
             let gen = c.hrtick_gen;
             self.q.schedule(now + delay, Ev::HrTick { cpu, gen });
-            self.timer_armed(now + delay, now);
+            self.timer_armed(cpu, now + delay, now);
         }
     }
 
@@ -212,6 +212,7 @@ impl Sim {
         if end < FOREVER {
             self.q.schedule(end, Ev::BurstEnd { cpu, gen });
         }
+        self.spin_check(cpu, now);
         self.hrtick_schedule(cpu, now, switched);
         if prev.is_none() {
             self.wait_for_turn(cpu, now);

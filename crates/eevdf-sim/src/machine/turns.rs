@@ -7,29 +7,32 @@
 //! charged (`update_curr()`) for the stretches its vCPU stood still, its
 //! work ends later, and a reschedule raised for it waits for its turn.
 //!
-//! A turn goes to the next busy vCPU in QEMU's order and lasts until the
-//! nearest timer deadline (`icount_get_limit`: here a busy CPU's tick or
-//! HRTICK, or a sleeping thread's timer, also one armed within the turn),
-//! at least `MIN_TURN_NS`. It ends early when its vCPU halts (goes idle)
-//! or sends an IPI (it wakes an idle CPU, or asks a busy one for a full
-//! reschedule). The other busy vCPUs stand still meanwhile, the way an
-//! interrupt stands a task still (`steal_time`): their wakeups and
-//! reschedules wait for the thaw, and what an early end leaves of the
-//! standstill is given back (`unsteal_time`). An idle vCPU that turns
-//! busy waits for the turn.
-//!
-//! Not modelled: QEMU's `PAUSE` also ends a turn, so a vCPU that spins
-//! on a lock held by a vCPU standing still hands over at once and its
-//! task is charged for the others' turns (the turns that end at a
-//! `sched_waking` in 7.2.13 traces are spins on the wakee's runqueue
-//! lock; docs/model.md, "A vCPU that spins hands its turn over").
+//! A turn goes to the next vCPU in QEMU's order that is busy or has an
+//! interrupt pending, and lasts until the nearest timer deadline
+//! (`icount_get_limit`: here a busy CPU's tick or HRTICK, or a sleeping
+//! thread's timer, also one the running vCPU arms within the turn), at
+//! least `MIN_TURN_NS`. QEMU 7.2 gives the whole limit to one vCPU; the
+//! split of it among the vCPUs (`icount_percpu_budget()`) came in 8.1,
+//! and a 7.2.13 guest's turns last up to its 4 ms tick. A turn ends
+//! early when its vCPU halts (goes idle) or spins (`spin.rs`). An
+//! interrupt raised for another vCPU does not end it: to the one host
+//! thread every vCPU is "self", so `tcg_handle_interrupt()` only marks
+//! the target. The other busy vCPUs stand still meanwhile, the way an
+//! interrupt stands a task still (`steal_time`): their reschedules wait
+//! for the thaw, and what an early end leaves of the standstill is
+//! given back (`unsteal_time`). A wakee that a halted vCPU enqueues
+//! itself (the wakelist, or its own timer) waits on its wakelist for
+//! that vCPU's turn (`sched_ttwu_pending()`); a vCPU that turns busy
+//! within another's turn otherwise waits for the turn's end.
 //!
 //! QEMU's order is its vCPU index, the APIC-ID order: a core's threads
 //! next to each other. The simulator numbers every core's first thread
 //! first (as Linux on x86 hardware), so with SMT the two orders differ
 //! (`eevdf_kernel::vm_topology` maps the CPU numbers of a kernel run).
 
-use super::{Ev, Sim};
+mod spin;
+
+use super::{Activation, Ev, Sim};
 use crate::config::Nanos;
 
 /// `TCG_KICK_PERIOD`: QEMU's round-robin kick timer, the deadline when
@@ -69,24 +72,29 @@ impl Sim {
             .fold(now + KICK_PERIOD_NS, Nanos::min)
     }
 
-    /// A turn (stale if a kick started another): the next busy CPU runs,
-    /// the other busy ones stand still until its end.
+    /// A turn (stale if a kick started another): the next vCPU that is
+    /// busy or has an interrupt pending runs, the other busy ones stand
+    /// still until its end.
     pub(super) fn turn(&mut self, gen: u64, now: Nanos) {
         if gen != self.turns.gen {
             return;
         }
         self.turns.gen += 1;
-        let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
         let nr = self.cpus.len();
         let order = &self.turns.order;
         let after = self
             .turns
             .holder
             .map_or(0, |h| self.turns.rank[h as usize] as usize + 1);
-        let holder = (0..nr)
-            .map(|i| order[(after + i) % nr])
-            .find(|&c| self.cpus[c as usize].curr.is_some());
+        let holder = (0..nr).map(|i| order[(after + i) % nr]).find(|&c| {
+            let c = &self.cpus[c as usize];
+            c.curr.is_some() || c.ttwu_pending || c.irq_pending
+        });
         self.turns.holder = holder;
+        if let Some(h) = holder {
+            self.run_wake_list(h, now);
+        }
+        let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
         let nr = nr as u32;
         self.turns.end = now + len;
         for cpu in 0..nr {
@@ -100,9 +108,14 @@ impl Sim {
         );
         let gen = self.turns.gen;
         self.q.schedule(now + len, Ev::Turn { gen });
+        if let Some(h) = holder {
+            self.turns.holds[h as usize] = None;
+            self.spin_check(h, now);
+        }
     }
 
     fn freeze(&mut self, cpu: u32, now: Nanos, len: Nanos) {
+        self.turns.holds[cpu as usize] = self.lock_held_by(cpu, now);
         self.steal_time(cpu, now, len);
         self.turns.frozen_until[cpu as usize] = now + len;
     }
@@ -116,10 +129,53 @@ impl Sim {
         match self.turns.holder {
             None => {
                 self.turns.holder = Some(cpu);
-                self.timer_armed(self.cpus[cpu as usize].next_tick, now);
+                self.timer_armed(cpu, self.cpus[cpu as usize].next_tick, now);
             }
             Some(h) if h != cpu => self.freeze(cpu, now, self.turns.end - now),
             Some(_) => {}
+        }
+    }
+
+    /// A wakee that the target vCPU enqueues itself (the wakelist of
+    /// `ttwu_queue_wakelist()`, or its own timer's interrupt) waits, when
+    /// that vCPU is halted within another's turn, for the target's turn:
+    /// under QEMU's round-robin an interrupt raised for another vCPU
+    /// only marks it (`tcg_handle_interrupt()`: every vCPU is "self" to
+    /// the one host thread), and the halted vCPU runs when its turn
+    /// comes. True if `w` waits.
+    pub(super) fn wait_on_wake_list(&mut self, cpu: u32, w: Activation, now: Nanos) -> bool {
+        let c = &self.cpus[cpu as usize];
+        let waits = self.turns_on()
+            && self.turns.end > now
+            && self.turns.holder.is_some_and(|h| h != cpu)
+            && w.on == cpu
+            && c.curr.is_none()
+            && c.rq.h_nr_queued == 0;
+        if waits {
+            self.threads[w.tid].on_wake_list = true;
+            self.cpus[cpu as usize].ttwu_pending = true;
+            self.turns.wake_list[cpu as usize].push(w);
+        }
+        waits
+    }
+
+    /// A timer fires for a thread on `cpu`: a halted vCPU takes a turn,
+    /// in order, to handle it.
+    pub(super) fn timer_interrupt(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        if self.turns_on() && self.turns.holder != Some(cpu) && c.curr.is_none() {
+            self.cpus[cpu as usize].irq_pending = true;
+        }
+    }
+
+    /// `sched_ttwu_pending()`: the vCPU whose turn begins enqueues the
+    /// wakees that waited for it.
+    fn run_wake_list(&mut self, cpu: u32, now: Nanos) {
+        let list = std::mem::take(&mut self.turns.wake_list[cpu as usize]);
+        self.cpus[cpu as usize].ttwu_pending = false;
+        self.cpus[cpu as usize].irq_pending = false;
+        for w in list {
+            self.activate(cpu, w, now);
         }
     }
 
@@ -139,11 +195,15 @@ impl Sim {
         (until > now).then_some(until)
     }
 
-    /// A timer armed at `at` within the turn ends the turn then: under
-    /// `-icount` QEMU recomputes the running vCPU's budget when a nearer
-    /// deadline appears (`qemu_timer_notify_cb`).
-    pub(super) fn timer_armed(&mut self, at: Nanos, now: Nanos) {
-        if self.turns_on() && at > now && at < self.turns.end {
+    /// A timer that the running vCPU `cpu` arms at `at` within the turn
+    /// ends the turn then: under `-icount` QEMU recomputes the running
+    /// vCPU's budget when a nearer deadline appears
+    /// (`qemu_timer_notify_cb`). A vCPU that stands still arms its own
+    /// timers when it runs (the kernel sends a remote HRTICK as an IPI),
+    /// so one armed for it meanwhile cuts nothing.
+    pub(super) fn timer_armed(&mut self, cpu: u32, at: Nanos, now: Nanos) {
+        let own = self.turns.holder == Some(cpu);
+        if self.turns_on() && own && at > now && at < self.turns.end {
             self.turns.end = at;
             let gen = self.turns.gen;
             self.q.schedule(at, Ev::TurnCut { gen });
@@ -165,15 +225,7 @@ impl Sim {
         }
     }
 
-    /// An interrupt raised for `target` by `from` (an IPI) ends the turn
-    /// of `from`, the vCPU that runs.
-    pub(super) fn ipi(&mut self, from: u32, target: u32, now: Nanos) {
-        if from != target && self.turns.holder == Some(from) {
-            self.kick(now);
-        }
-    }
-
-    /// The turn ends now (its vCPU halted or sent an IPI): the others
+    /// The turn ends now (its vCPU halted): the others
     /// get back the standstill they had not served, and the next turn
     /// starts.
     fn kick(&mut self, now: Nanos) {
@@ -183,6 +235,9 @@ impl Sim {
     }
 
     fn end_turn(&mut self, now: Nanos) {
+        for h in self.turns.holds.iter_mut() {
+            *h = None;
+        }
         for cpu in 0..self.cpus.len() {
             let until = std::mem::take(&mut self.turns.frozen_until[cpu]);
             if until > now {
@@ -224,6 +279,11 @@ pub(super) struct Turns {
     gen: u64,
     /// Per CPU: until when it stands still.
     frozen_until: Vec<Nanos>,
+    /// Per CPU: the wakees waiting for a halted vCPU's turn.
+    wake_list: Vec<Vec<Activation>>,
+    /// Per CPU standing still: the channel its thread holds locked
+    /// (`spin.rs`).
+    holds: Vec<Option<usize>>,
     /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
     order: Vec<u32>,
     rank: Vec<u32>,
@@ -233,6 +293,8 @@ impl Turns {
     pub(super) fn new(topo: &crate::topology::Topology) -> Turns {
         Turns {
             frozen_until: vec![0; topo.nr_cpus() as usize],
+            wake_list: vec![Vec::new(); topo.nr_cpus() as usize],
+            holds: vec![None; topo.nr_cpus() as usize],
             order: topo.apic_order(),
             rank: topo.apic_index(),
             ..Turns::default()

@@ -2,7 +2,7 @@
 //! runs scenarios, never a kernel run's twin, so `SimConfig::vcpu_turns`
 //! is ignored there and each hook is a no-op.
 
-use super::Sim;
+use super::{Activation, Sim};
 use crate::config::Nanos;
 
 // Each hook has the signature and the meaning of its namesake in
@@ -31,13 +31,24 @@ impl Sim {
     }
 
     #[inline(always)]
-    pub(super) fn timer_armed(&mut self, _at: Nanos, _now: Nanos) {}
+    pub(super) fn timer_armed(&mut self, _cpu: u32, _at: Nanos, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn wait_on_wake_list(&mut self, _cpu: u32, _w: Activation, _now: Nanos) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    pub(super) fn timer_interrupt(&mut self, _cpu: u32) {}
+
+    #[inline(always)]
+    pub(super) fn spin_check(&mut self, _cpu: u32, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn spin(&mut self, _gen: u64, _tid: crate::workload::Tid, _now: Nanos) {}
 
     #[inline(always)]
     pub(super) fn halt(&mut self, _cpu: u32, _now: Nanos) {}
-
-    #[inline(always)]
-    pub(super) fn ipi(&mut self, _from: u32, _target: u32, _now: Nanos) {}
 }
 
 /// The turns' state, empty: nothing to keep when no vCPU takes turns.
