@@ -23,7 +23,8 @@ use crate::topology::SchedDomain;
 use crate::workload::Tid;
 
 const MS: Nanos = 1_000_000;
-/// `available_idle_cpu()`: nothing running or queued.
+/// `available_idle_cpu()`: nothing running, queued or on its way
+/// (`rq->ttwu_pending`: a wakee on a halted vCPU's wakelist, `turns.rs`).
 #[inline]
 fn idle_cpu(c: &super::Cpu) -> bool {
     c.curr.is_none() && c.rq.h_nr_queued == 0 && !c.ttwu_pending
