@@ -93,6 +93,7 @@ fn run(args: &[String]) -> Result<String, String> {
             .map_err(|e| format!("{out}: {e}"))?;
     }
     let end = sim.duration();
+    let turns = sim.turn_counts();
     let res = sim.finish(end);
     let what = if file.ends_with(".jsonl") {
         "cell"
@@ -114,6 +115,14 @@ fn run(args: &[String]) -> Result<String, String> {
     }
     for h in &res.hackbench {
         line.push_str(&format!(", {} {} messages", h.name, h.messages));
+    }
+    if turns.turns > 0 {
+        // QEMU's vCPU turns, to hold against a kernel trace's handovers
+        // (`eevdf import trace --regime`).
+        line.push_str(&format!(
+            ", {} vCPU turns ({} ended by a spin)",
+            turns.turns, turns.spins
+        ));
     }
     // The CPU charged to each side of hackbench, as a kernel run's
     // `cpu_ms` summed by `role`: on vCPU turns, who is charged for a

@@ -29,7 +29,7 @@ pub use event::{EventQueue, Nanos};
 pub use machine::balance::{
     calculate_imbalance, task_hot, BalanceDecision, GroupStats, GroupType, HotCheck,
 };
-pub use machine::{first_tick_phase, simulate, Sim};
+pub use machine::{first_tick_phase, simulate, Sim, TurnCounts};
 pub use metrics::{LatencyHist, LatencyStats};
 pub use observe::{Interest, LagAt, Observer, SimEvent};
 pub use result::{

@@ -262,3 +262,23 @@ fn a_wakee_of_a_halted_vcpu_waits_for_its_turn() {
         "in turns: p50 {turns_p50} ns, max {turns_max} ns"
     );
 }
+
+#[test]
+fn a_thread_that_meets_a_lock_held_by_a_vcpu_standing_still_hands_its_turn_over() {
+    // Hackbench over pipes on four vCPUs: a thread that reaches a pipe
+    // whose mutex a thread on a vCPU standing still holds spins (the
+    // optimistic spin's PAUSE), which ends its turn; real CPUs take none.
+    let counts = |turns| {
+        let mut sim = eevdf_sim::Sim::new(cfg(4, turns, hackbench(1)));
+        sim.run_until(200 * MS);
+        sim.turn_counts()
+    };
+    assert_eq!(counts(false), eevdf_sim::TurnCounts::default());
+    let c = counts(true);
+    assert!(
+        c.spins > 10 && c.spins * 2 < c.turns,
+        "{} of {} turns end at a spin",
+        c.spins,
+        c.turns
+    );
+}

@@ -46,6 +46,7 @@ mod turns;
 #[cfg(target_arch = "wasm32")]
 #[path = "turns_off.rs"]
 mod turns;
+pub use turns::TurnCounts;
 mod views;
 
 use preempt::Preemption;

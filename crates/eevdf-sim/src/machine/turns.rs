@@ -92,6 +92,7 @@ impl Sim {
         });
         self.turns.holder = holder;
         if let Some(h) = holder {
+            self.turns.counts.turns += 1;
             self.run_wake_list(h, now);
         }
         let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
@@ -284,9 +285,26 @@ pub(super) struct Turns {
     /// Per CPU standing still: the channel its thread holds locked
     /// (`spin.rs`).
     holds: Vec<Option<usize>>,
+    counts: TurnCounts,
     /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
     order: Vec<u32>,
     rank: Vec<u32>,
+}
+
+/// How many turns a twin took, and how many of them a spin ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnCounts {
+    pub turns: u64,
+    pub spins: u64,
+}
+
+impl Sim {
+    /// The vCPU turns taken so far (zero when the run takes none): to
+    /// hold against a kernel trace's handovers
+    /// (`eevdf import trace --regime`).
+    pub fn turn_counts(&self) -> TurnCounts {
+        self.turns.counts
+    }
 }
 
 impl Turns {

@@ -51,6 +51,20 @@ impl Sim {
     pub(super) fn halt(&mut self, _cpu: u32, _now: Nanos) {}
 }
 
+/// How many turns a twin took, and how many of them a spin ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnCounts {
+    pub turns: u64,
+    pub spins: u64,
+}
+
+impl Sim {
+    /// None taken here (see turns.rs).
+    pub fn turn_counts(&self) -> TurnCounts {
+        TurnCounts::default()
+    }
+}
+
 /// The turns' state, empty: nothing to keep when no vCPU takes turns.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Turns;

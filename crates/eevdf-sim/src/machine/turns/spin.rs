@@ -102,7 +102,10 @@ impl Sim {
             return;
         }
         match self.spin_time(h, now) {
-            Some(at) if at <= now => self.end_turn(now),
+            Some(at) if at <= now => {
+                self.turns.counts.spins += 1;
+                self.end_turn(now);
+            }
             Some(at) if at < self.turns.end => self.q.schedule(at, Ev::Spin { gen, tid }),
             _ => {}
         }
