@@ -127,8 +127,8 @@ struct Activation {
     tid: Tid,
     sync: bool,
     from_task: bool,
-    /// The CPU whose context enqueues (`wakeup_logged_on`).
-    on: u32,
+    /// The waker's CPU (the wakee's last for a timer).
+    src: u32,
     /// A delayed task requeued where it is.
     delayed: bool,
     /// The thread's start.
@@ -740,7 +740,7 @@ impl Sim {
             tid,
             sync,
             from_task,
-            on: self.wakeup_logged_on(src, cpu, delayed),
+            src,
             delayed,
             first,
         };
@@ -750,18 +750,19 @@ impl Sim {
     }
 
     /// `ttwu_do_activate()`: enqueues a woken thread on `cpu` and asks
-    /// whether it preempts, in the context `w.on` names.
+    /// whether it preempts, in the context `wakeup_logged_on` names.
     fn activate(&mut self, cpu: u32, w: Activation, now: Nanos) {
         let Activation {
             tid,
             sync,
             from_task,
-            on,
+            src,
             delayed,
             first,
         } = w;
         self.threads[tid].on_wake_list = false;
         if self.observers.wants(Interest::WAKEUP) {
+            let on = self.wakeup_logged_on(src, cpu, delayed);
             self.observers.emit(SimEvent::Wakeup {
                 ts: now,
                 cpu,

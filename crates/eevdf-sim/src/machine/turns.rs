@@ -45,7 +45,8 @@ const KICK_PERIOD_NS: Nanos = 100_000_000;
 const MIN_TURN_NS: Nanos = 1_000;
 
 impl Sim {
-    fn turns_on(&self) -> bool {
+    #[inline(always)]
+    pub(super) fn turns_on(&self) -> bool {
         self.cfg.vcpu_turns && self.cpus.len() > 1
     }
 
@@ -144,14 +145,17 @@ impl Sim {
     /// only marks it (`tcg_handle_interrupt()`: every vCPU is "self" to
     /// the one host thread), and the halted vCPU runs when its turn
     /// comes. True if `w` waits.
+    #[inline]
     pub(super) fn wait_on_wake_list(&mut self, cpu: u32, w: Activation, now: Nanos) -> bool {
+        if !self.turns_on() {
+            return false;
+        }
         let c = &self.cpus[cpu as usize];
-        let waits = self.turns_on()
-            && self.turns.end > now
+        let waits = self.turns.end > now
             && self.turns.holder.is_some_and(|h| h != cpu)
-            && w.on == cpu
             && c.curr.is_none()
-            && c.rq.h_nr_queued == 0;
+            && c.rq.h_nr_queued == 0
+            && self.wakeup_logged_on(w.src, cpu, w.delayed) == cpu;
         if waits {
             self.threads[w.tid].on_wake_list = true;
             self.cpus[cpu as usize].ttwu_pending = true;
@@ -162,6 +166,7 @@ impl Sim {
 
     /// A timer fires for a thread on `cpu`: a halted vCPU takes a turn,
     /// in order, to handle it.
+    #[inline]
     pub(super) fn timer_interrupt(&mut self, cpu: u32) {
         let c = &self.cpus[cpu as usize];
         if self.turns_on() && self.turns.holder != Some(cpu) && c.curr.is_none() {

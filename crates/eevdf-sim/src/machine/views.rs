@@ -115,6 +115,16 @@ impl Sim {
                     }
                 }
             }
+            // A wakee on a halted vCPU's wakelist sleeps until that
+            // vCPU's turn, which the vCPU's flag promises (turns.rs).
+            if t.on_wake_list
+                && (!c.ttwu_pending || !matches!(t.state, State::Sleeping | State::Waking))
+            {
+                return Err(format!(
+                    "thread {tid}: on CPU {}'s wakelist, which is not pending, or awake",
+                    t.cpu
+                ));
+            }
             if !t.allowed.contains(&t.cpu) && t.started {
                 return Err(format!(
                     "thread {tid}: on CPU {} outside its affinity",

@@ -77,8 +77,16 @@ impl Sim {
 
     /// Schedules the spin of the thread whose turn begins or whose
     /// burst changed, if it will meet a held channel within the turn.
+    #[inline(always)]
     pub(in crate::machine) fn spin_check(&mut self, cpu: u32, now: Nanos) {
-        if !self.turns_on() || self.turns.holder != Some(cpu) {
+        // Inline, so a run without turns pays a test per switch only.
+        if self.turns_on() {
+            self.spin_check_turn(cpu, now);
+        }
+    }
+
+    fn spin_check_turn(&mut self, cpu: u32, now: Nanos) {
+        if self.turns.holder != Some(cpu) {
             return;
         }
         let Some(tid) = self.cpus[cpu as usize].curr else {
