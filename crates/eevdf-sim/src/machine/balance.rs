@@ -420,13 +420,14 @@ impl Sim {
         }
     }
 
-    /// Moves a dequeued (sleeping) thread's entity to `dst`.
-    pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32, now: Nanos) {
+    /// Moves a dequeued (sleeping) thread's entity to `dst`, from the
+    /// code on CPU `ctx` (its waker's, or its timer's).
+    pub(super) fn move_sleeping(&mut self, tid: Tid, dst: u32, ctx: u32, now: Nanos) {
         let src = self.threads[tid].cpu;
         self.move_pelt(tid, src, dst, now);
         let eid = self.threads[tid].eid;
         self.count_migration(src, dst);
-        self.trace_migration(tid, src, dst);
+        self.trace_migration(tid, src, dst, ctx);
         let se = self.cpus[src as usize].rq.detach_task(eid);
         self.cpus[src as usize].owner[eid.0 as usize] = None;
         let q = self.queue_on(dst, tid);
@@ -446,7 +447,7 @@ impl Sim {
     /// Moves a queued, not running thread (runnable, or delayed) to
     /// `dst`: the engine's `migrate_out` / `migrate_in` (`detach_task` +
     /// `attach_task` with the kernel's flags).
-    fn migrate_runnable(&mut self, tid: Tid, dst: u32, now: Nanos) {
+    fn migrate_runnable(&mut self, tid: Tid, dst: u32, ctx: u32, now: Nanos) {
         let src = self.threads[tid].cpu;
         self.move_pelt(tid, src, dst, now);
         let eid = self.threads[tid].eid;
@@ -464,7 +465,7 @@ impl Sim {
         }
         c.owner[neid.0 as usize] = Some(tid);
         self.count_migration(src, dst);
-        self.trace_migration(tid, src, dst);
+        self.trace_migration(tid, src, dst, ctx);
         let t = &mut self.threads[tid];
         t.cpu = dst;
         t.eid = neid;
@@ -498,11 +499,13 @@ impl Sim {
     }
 
     /// Records `sched_migrate_task` (at the current event time).
-    fn trace_migration(&mut self, tid: Tid, src: u32, dst: u32) {
+    /// `sched_migrate_task`, on the CPU whose code moves the task
+    /// (`set_task_cpu()`): `ctx`.
+    fn trace_migration(&mut self, tid: Tid, src: u32, dst: u32, ctx: u32) {
         let ts = self.q.now();
         self.observers.emit(crate::observe::SimEvent::Migrate {
             ts,
-            cpu: src,
+            cpu: ctx,
             task: tid,
             orig_cpu: src,
             dest_cpu: dst,
@@ -543,7 +546,8 @@ impl Sim {
         // The stopper's request is a full one.
         let in_kernel = self.preempts_kernel(eevdf_core::Resched::Full);
         self.hackbench_preempted(tid, now, in_kernel);
-        self.migrate_runnable(tid, dst, now);
+        // The stopper on `src` pushes it.
+        self.migrate_runnable(tid, dst, src, now);
         self.switch(src, now);
     }
 
@@ -809,7 +813,8 @@ impl Sim {
             } else {
                 imbalance -= 1;
             }
-            self.migrate_runnable(tid, dst, now);
+            // The balancing CPU pulls it.
+            self.migrate_runnable(tid, dst, dst, now);
             moved += 1;
         }
         self.balancing_cpu = outer;

@@ -723,10 +723,10 @@ impl Sim {
                 self.select_task_rq(tid, waker_cpu, sync && waker.is_some(), false, now);
             cpu
         };
-        if cpu != prev {
-            self.move_sleeping(tid, cpu, now);
-        }
         let src = waker.unwrap_or(prev);
+        if cpu != prev {
+            self.move_sleeping(tid, cpu, src, now);
+        }
         if self.observers.wants(Interest::WAKEUP) {
             let cost = self.cfg.costs.wake_ns;
             self.observers.emit(SimEvent::Waking {
