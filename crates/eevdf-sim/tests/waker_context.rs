@@ -59,7 +59,10 @@ fn no_switch_comes_inside_a_wakeup() {
 /// its own CPU or a busy one in its LLC, the target itself when
 /// `ttwu_queue_cond()` hands it the task (an idle target; 7.2.13 and
 /// 6.12.95 `kernel/sched/core.c`). A 7.2.13 trace of hackbench on four
-/// vCPUs logs 2,954 of 6,404 receiver wakeups on the waker's CPU.
+/// vCPUs logs 2,954 of 6,404 receiver wakeups on the waker's CPU. A
+/// wakeup's `sched_migrate_task` comes from the CPU that runs
+/// `try_to_wake_up()` (its `set_task_cpu()`), the waker's, not the CPU
+/// the task leaves.
 #[test]
 fn a_remote_wakeup_is_logged_where_it_is_queued() {
     let mut c = ct_hackbench(Profile::V7_2, PreemptModel::Lazy);
@@ -71,14 +74,18 @@ fn a_remote_wakeup_is_logged_where_it_is_queued() {
     sim.run_until(end);
     let mut curr: Vec<Option<usize>> = vec![None; 4];
     let mut waker_cpu = std::collections::BTreeMap::new();
+    let mut waking = std::collections::BTreeSet::new();
     let (mut by_waker, mut by_target) = (0, 0);
+    let (mut migrations, mut moved_by_another) = (0, 0);
     for e in &sim.take_trace().events {
         match *e {
             TraceEvent::Switch { cpu, next, .. } => curr[cpu as usize] = next,
             TraceEvent::Waking { task, cpu, .. } => {
                 waker_cpu.insert(task, cpu);
+                waking.insert(task);
             }
             TraceEvent::Wakeup { cpu, task, on, .. } => {
+                waking.remove(&task);
                 let src = waker_cpu[&task];
                 let expect = if src == cpu || curr[cpu as usize].is_some() {
                     src
@@ -89,11 +96,28 @@ fn a_remote_wakeup_is_logged_where_it_is_queued() {
                 by_waker += usize::from(on == src && src != cpu);
                 by_target += usize::from(on == cpu && src != cpu);
             }
+            // Between a task's sched_waking and its sched_wakeup a
+            // migration is the wakeup's; others are load balancing's.
+            TraceEvent::Migrate {
+                cpu,
+                task,
+                orig_cpu,
+                ..
+            } if waking.contains(&task) => {
+                let src = waker_cpu[&task];
+                assert_eq!(cpu, src, "migration of {task} by its waker's CPU");
+                migrations += 1;
+                moved_by_another += usize::from(src != orig_cpu);
+            }
             TraceEvent::Migrate { .. } => {}
         }
     }
     assert!(
         by_waker > 50 && by_target > 50,
         "{by_waker} by the waker, {by_target} by the target"
+    );
+    assert!(
+        migrations > 20 && moved_by_another > 0,
+        "{migrations} wakeup migrations, {moved_by_another} by a CPU other than the one left"
     );
 }

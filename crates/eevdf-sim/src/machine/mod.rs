@@ -46,7 +46,6 @@ mod turns;
 #[cfg(target_arch = "wasm32")]
 #[path = "turns_off.rs"]
 mod turns;
-pub use turns::TurnCounts;
 mod views;
 
 use preempt::Preemption;
@@ -119,6 +118,14 @@ enum ReschedAt {
     MightResched,
     /// The end of an interrupt: decided again for the code it returns to.
     IrqEnd,
+}
+
+/// How many vCPU turns a kernel run's twin took, and how many of them a
+/// spin ended (`Sim::turn_counts`; zero for a run without turns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnCounts {
+    pub turns: u64,
+    pub spins: u64,
 }
 
 /// A wakeup between `select_task_rq()` and its enqueue.

@@ -32,7 +32,7 @@
 
 mod spin;
 
-use super::{Activation, Ev, Sim};
+use super::{Activation, Ev, Sim, TurnCounts};
 use crate::config::Nanos;
 
 /// `TCG_KICK_PERIOD`: QEMU's round-robin kick timer, the deadline when
@@ -294,13 +294,6 @@ pub(super) struct Turns {
     /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
     order: Vec<u32>,
     rank: Vec<u32>,
-}
-
-/// How many turns a twin took, and how many of them a spin ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TurnCounts {
-    pub turns: u64,
-    pub spins: u64,
 }
 
 impl Sim {

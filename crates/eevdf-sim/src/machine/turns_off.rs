@@ -2,7 +2,7 @@
 //! runs scenarios, never a kernel run's twin, so `SimConfig::vcpu_turns`
 //! is ignored there and each hook is a no-op.
 
-use super::{Activation, Sim};
+use super::{Activation, Sim, TurnCounts};
 use crate::config::Nanos;
 
 // Each hook has the signature and the meaning of its namesake in
@@ -49,13 +49,6 @@ impl Sim {
 
     #[inline(always)]
     pub(super) fn halt(&mut self, _cpu: u32, _now: Nanos) {}
-}
-
-/// How many turns a twin took, and how many of them a spin ended.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TurnCounts {
-    pub turns: u64,
-    pub spins: u64,
 }
 
 impl Sim {
