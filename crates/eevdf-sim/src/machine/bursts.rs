@@ -10,6 +10,10 @@ impl Sim {
         let tid = self.cpus[cpu as usize]
             .curr
             .expect("burst end on a busy CPU");
+        if self.threads[tid].parked {
+            self.resume_parked(cpu, tid, now);
+            return;
+        }
         if self.threads[tid].state == State::Blocking {
             // Its wakeups are done: now it sleeps.
             self.block(cpu, tid, now);
@@ -24,12 +28,7 @@ impl Sim {
                 // does (`honour_resched`).
                 self.threads[tid].remaining = burst;
                 let start = self.start_after_owed(cpu, tid, now);
-                let c = &mut self.cpus[cpu as usize];
-                c.gen += 1;
-                let gen = c.gen;
-                c.run_start = start;
-                c.burst_end = start + wall_for_work(burst, c.capacity);
-                self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
+                self.start_burst(cpu, start, burst);
                 self.spin_check(cpu, now);
                 if self.cpus[cpu as usize].rq.resched.is_some() {
                     self.honour_resched(cpu, now);
@@ -40,15 +39,45 @@ impl Sim {
                 // its wakees are queued before the pick.
                 self.threads[tid].state = State::Blocking;
                 let start = self.start_after_owed(cpu, tid, now);
-                let c = &mut self.cpus[cpu as usize];
-                c.gen += 1;
-                let gen = c.gen;
-                c.run_start = start;
-                c.burst_end = start;
-                self.q.schedule(start, Ev::BurstEnd { cpu, gen });
+                self.start_burst(cpu, start, 0);
+            }
+            None if self.kicked(cpu) => {
+                // The timer it armed kicked its vCPU out of the turn
+                // before `schedule()`: it sleeps at the vCPU's next turn,
+                // curr and charged meanwhile, unless its timer has fired
+                // by then (`do_nanosleep()` then returns at once).
+                self.threads[tid].state = State::Blocking;
+                self.threads[tid].parked = true;
+                self.start_burst(cpu, now, 0);
             }
             None => self.block(cpu, tid, now),
         }
+    }
+
+    /// A parked sleeper's vCPU runs again (`burst_end`): it sleeps, or, if
+    /// its timer fired meanwhile, its next activation starts at once.
+    fn resume_parked(&mut self, cpu: u32, tid: Tid, now: Nanos) {
+        let t = &mut self.threads[tid];
+        t.parked = false;
+        if !std::mem::take(&mut t.parked_fired) {
+            self.block(cpu, tid, now);
+            return;
+        }
+        t.state = State::Running;
+        let burst = first_burst(&t.role);
+        t.remaining = burst;
+        self.record_latency(cpu, tid, now, now);
+        self.start_burst(cpu, now, burst);
+    }
+
+    /// The running thread's next burst of `work` starts at `start`.
+    fn start_burst(&mut self, cpu: u32, start: Nanos, work: Nanos) {
+        let c = &mut self.cpus[cpu as usize];
+        c.gen += 1;
+        let gen = c.gen;
+        c.run_start = start;
+        c.burst_end = start + wall_for_work(work, c.capacity);
+        self.q.schedule(c.burst_end, Ev::BurstEnd { cpu, gen });
     }
 
     /// `tid`, curr on `cpu`, sleeps: dequeue and schedule.

@@ -100,6 +100,12 @@ enum Ev {
     Thaw {
         cpu: u32,
     },
+    /// A vCPU whose tick came while it stood still handles it in its
+    /// turn (`turns`).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    TickIrq {
+        cpu: u32,
+    },
     /// A thread reaches a channel held by a vCPU standing still
     /// (`turns`; stale if `gen` is not the turn's).
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
@@ -174,6 +180,11 @@ struct Thread {
     /// Woken onto a halted vCPU's wakelist, waiting for its turn
     /// (`turns.rs`).
     on_wake_list: bool,
+    /// Kicked out of its vCPU's turn inside the syscall that sleeps
+    /// (`turns.rs`): it sleeps when the vCPU runs again.
+    parked: bool,
+    /// A parked sleeper's timer fired before it slept.
+    parked_fired: bool,
     /// When the pending wakeup was asked for (latency start).
     wake_stamp: Option<Nanos>,
     slack: Nanos,
@@ -571,33 +582,15 @@ impl Sim {
                 if self.cpus[c as usize].curr.is_none() {
                     return; // NO_HZ idle: nothing to do.
                 }
-                // The interrupt's own time, before sched_tick() reads the
-                // clock: update_curr() charges it from the next update on.
-                self.steal_time(c, now, self.cfg.costs.tick_ns);
-                self.pelt_cpu(c, now);
-                if let Some(t) = self.cpus[c as usize].curr {
-                    self.pelt_thread(t, now);
+                if self.tick_waits_for_turn(c, now) {
+                    return;
                 }
-                self.update_misfit_status(c);
-                let cpu = &mut self.cpus[c as usize];
-                cpu.rq.set_clock(now);
-                // sched_tick() upgrades a pending lazy request *before*
-                // task_tick(): one raised by this tick stays lazy.
-                if cpu.rq.resched == Some(Resched::Lazy) {
-                    cpu.rq.resched = Some(Resched::Full);
+                self.tick(c, now);
+            }
+            Ev::TickIrq { cpu } => {
+                if self.cpus[cpu as usize].curr.is_some() {
+                    self.tick(cpu, now);
                 }
-                cpu.rq.task_tick(false);
-                if let (true, Some(curr)) = (
-                    self.observers.wants(Interest::TICK),
-                    self.cpus[c as usize].curr,
-                ) {
-                    self.observers.emit(SimEvent::Tick {
-                        ts: now,
-                        cpu: c,
-                        curr,
-                    });
-                }
-                self.honour_resched(c, now);
             }
             Ev::BurstEnd { cpu, gen } => {
                 let c = &self.cpus[cpu as usize];
@@ -645,24 +638,7 @@ impl Sim {
                 self.honour_resched(cpu, now);
             }
             Ev::Timer { tid } => {
-                self.threads[tid].timer_at = None;
-                self.timer_interrupt(self.threads[tid].cpu);
-                let wake = self.cfg.costs.wake_ns;
-                self.steal_time(self.threads[tid].cpu, now, wake);
-                self.q.schedule(
-                    now + wake,
-                    Ev::Wake {
-                        tid,
-                        sync: false,
-                        from_task: false,
-                        waker: None,
-                    },
-                );
-                // A thread still on its way to sleep (its wakeups, a vCPU
-                // standstill) is woken where it runs (`ttwu_runnable`).
-                if self.threads[tid].state == State::Sleeping {
-                    self.threads[tid].state = State::Waking;
-                }
+                self.timer_event(tid, now);
             }
             Ev::Wake {
                 tid,
@@ -675,6 +651,59 @@ impl Sim {
             Ev::TurnCut { gen } => self.cut_turn(gen, now),
             Ev::Thaw { cpu } => self.honour_resched(cpu, now),
             Ev::Spin { gen, tid } => self.spin(gen, tid, now),
+        }
+    }
+
+    /// The tick's interrupt on `c` (`sched_tick()`).
+    fn tick(&mut self, c: u32, now: Nanos) {
+        // The interrupt's own time, before sched_tick() reads the
+        // clock: update_curr() charges it from the next update on.
+        self.steal_time(c, now, self.cfg.costs.tick_ns);
+        self.pelt_cpu(c, now);
+        if let Some(t) = self.cpus[c as usize].curr {
+            self.pelt_thread(t, now);
+        }
+        self.update_misfit_status(c);
+        let cpu = &mut self.cpus[c as usize];
+        cpu.rq.set_clock(now);
+        // sched_tick() upgrades a pending lazy request *before*
+        // task_tick(): one raised by this tick stays lazy.
+        if cpu.rq.resched == Some(Resched::Lazy) {
+            cpu.rq.resched = Some(Resched::Full);
+        }
+        cpu.rq.task_tick(false);
+        if let (true, Some(curr)) = (
+            self.observers.wants(Interest::TICK),
+            self.cpus[c as usize].curr,
+        ) {
+            self.observers.emit(SimEvent::Tick {
+                ts: now,
+                cpu: c,
+                curr,
+            });
+        }
+        self.honour_resched(c, now);
+    }
+
+    /// A thread's timer fires.
+    fn timer_event(&mut self, tid: Tid, now: Nanos) {
+        self.threads[tid].timer_at = None;
+        self.timer_interrupt(self.threads[tid].cpu);
+        let wake = self.cfg.costs.wake_ns;
+        self.steal_time(self.threads[tid].cpu, now, wake);
+        self.q.schedule(
+            now + wake,
+            Ev::Wake {
+                tid,
+                sync: false,
+                from_task: false,
+                waker: None,
+            },
+        );
+        // A thread still on its way to sleep (its wakeups, a vCPU
+        // standstill) is woken where it runs (`ttwu_runnable`).
+        if self.threads[tid].state == State::Sleeping {
+            self.threads[tid].state = State::Waking;
         }
     }
 
@@ -693,6 +722,16 @@ impl Sim {
         let t = &self.threads[tid];
         if matches!(t.state, State::Runnable | State::Running) || t.on_wake_list {
             return; // already awake: the wakeup is absorbed
+        }
+        if t.parked && waker.is_none() && !from_task {
+            // A parked sleeper's own timer: `do_nanosleep()` will not
+            // sleep, its next activation starts when its vCPU runs.
+            let t = &mut self.threads[tid];
+            t.parked_fired = true;
+            if t.state == State::Blocking {
+                t.state = State::Running;
+            }
+            return;
         }
         if t.state == State::Blocking {
             // ttwu_runnable: still queued and running, so it just goes on

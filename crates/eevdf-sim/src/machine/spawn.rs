@@ -309,6 +309,8 @@ impl Sim {
             timer_at: None,
             on_mutex: false,
             on_wake_list: false,
+            parked: false,
+            parked_fired: false,
         });
         if start < FOREVER {
             if timer_like {

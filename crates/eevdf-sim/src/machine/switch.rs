@@ -186,21 +186,9 @@ impl Sim {
         };
         let c = &mut self.cpus[cpu as usize];
         c.run_start = start;
-        let t = &mut self.threads[tid];
-        t.state = State::Running;
-        if let Some(stamp) = t.wake_stamp.take().filter(|&s| s >= self.cfg.warmup_ns) {
-            let lat = first_instruction.saturating_sub(stamp);
-            t.hist.record_at(lat, stamp);
-            if self.observers.wants(Interest::LATENCY) {
-                self.observers.emit(SimEvent::Latency {
-                    ts: now,
-                    cpu,
-                    task: tid,
-                    woke: stamp,
-                    latency: lat,
-                });
-            }
-        }
+        self.threads[tid].state = State::Running;
+        self.record_latency(cpu, tid, first_instruction, now);
+        let t = &self.threads[tid];
         let c = &mut self.cpus[cpu as usize];
         let end = if t.remaining >= FOREVER {
             FOREVER
@@ -216,6 +204,31 @@ impl Sim {
         self.hrtick_schedule(cpu, now, switched);
         if prev.is_none() {
             self.wait_for_turn(cpu, now);
+        }
+    }
+
+    /// A pending wakeup's latency, from its stamp to `first_instruction`.
+    pub(super) fn record_latency(
+        &mut self,
+        cpu: u32,
+        tid: Tid,
+        first_instruction: Nanos,
+        now: Nanos,
+    ) {
+        let t = &mut self.threads[tid];
+        let Some(stamp) = t.wake_stamp.take().filter(|&s| s >= self.cfg.warmup_ns) else {
+            return;
+        };
+        let lat = first_instruction.saturating_sub(stamp);
+        t.hist.record_at(lat, stamp);
+        if self.observers.wants(Interest::LATENCY) {
+            self.observers.emit(SimEvent::Latency {
+                ts: now,
+                cpu,
+                task: tid,
+                woke: stamp,
+                latency: lat,
+            });
         }
     }
 

@@ -9,9 +9,13 @@
 //!
 //! A turn goes to the next vCPU in QEMU's order that is busy or has an
 //! interrupt pending, and lasts until the nearest timer deadline
-//! (`icount_get_limit`: here a busy CPU's tick or HRTICK, or a sleeping
-//! thread's timer, also one the running vCPU arms within the turn), at
-//! least `MIN_TURN_NS`. QEMU 7.2 gives the whole limit to one vCPU; the
+//! (`icount_get_limit`: here a busy CPU's tick once that vCPU re-armed
+//! its LAPIC for it, an HRTICK, or a sleeping thread's timer), at least
+//! `MIN_TURN_NS`. A vCPU that arms the nearest deadline itself is kicked
+//! out at once (`qemu_timer_notify_cb`): the first to re-arm its tick, or
+//! a thread inside the syscall that sleeps, which then stays curr until
+//! its vCPU runs again (`kicked`). A vCPU takes its tick's interrupt in
+//! its own turn. QEMU 7.2 gives the whole limit to one vCPU; the
 //! split of it among the vCPUs (`icount_percpu_budget()`) came in 8.1,
 //! and a 7.2.13 guest's turns last up to its 4 ms tick. A turn ends
 //! early when its vCPU halts (goes idle) or spins (`spin.rs`). An
@@ -59,13 +63,23 @@ impl Sim {
 
     /// The nearest timer deadline after `now` that QEMU sees.
     fn next_deadline(&self, now: Nanos) -> Nanos {
-        let cpus = self.cpus.iter().filter(|c| c.curr.is_some()).flat_map(|c| {
+        let busy = self
+            .cpus
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.curr.is_some());
+        let cpus = busy.flat_map(|(i, c)| {
             let hrtick = if c.hrtick_pending {
                 c.hrtick_at
             } else {
                 Nanos::MAX
             };
-            [c.next_tick, hrtick]
+            let tick = if self.tick_armed(i) {
+                c.next_tick
+            } else {
+                Nanos::MAX
+            };
+            [tick, hrtick]
         });
         let timers = self.threads.iter().filter_map(|t| t.timer_at);
         cpus.chain(timers)
@@ -81,6 +95,7 @@ impl Sim {
             return;
         }
         self.turns.gen += 1;
+        self.turns.kicked = false;
         let nr = self.cpus.len();
         let order = &self.turns.order;
         let after = self
@@ -96,7 +111,10 @@ impl Sim {
             self.turns.counts.turns += 1;
             self.run_wake_list(h, now);
         }
-        let len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
+        let mut len = (self.next_deadline(now) - now).max(MIN_TURN_NS);
+        if let Some(h) = holder {
+            len = self.rearm_tick(h, now, len);
+        }
         let nr = nr as u32;
         self.turns.end = now + len;
         for cpu in 0..nr {
@@ -201,19 +219,61 @@ impl Sim {
         (until > now).then_some(until)
     }
 
-    /// A timer that the running vCPU `cpu` arms at `at` within the turn
-    /// ends the turn then: under `-icount` QEMU recomputes the running
-    /// vCPU's budget when a nearer deadline appears
-    /// (`qemu_timer_notify_cb`). A vCPU that stands still arms its own
-    /// timers when it runs (the kernel sends a remote HRTICK as an IPI),
-    /// so one armed for it meanwhile cuts nothing.
+    /// A timer that the running vCPU `cpu` arms at `at`, nearer than every
+    /// deadline QEMU sees, ends the turn now: `qemu_timer_notify_cb` kicks
+    /// the running vCPU and the round-robin loop moves on. A vCPU that
+    /// stands still arms its own timers when it runs (the kernel sends a
+    /// remote HRTICK as an IPI), so one armed for it meanwhile cuts
+    /// nothing.
     pub(super) fn timer_armed(&mut self, cpu: u32, at: Nanos, now: Nanos) {
         let own = self.turns.holder == Some(cpu);
         if self.turns_on() && own && at > now && at < self.turns.end {
-            self.turns.end = at;
+            self.turns.end = now;
+            self.turns.kicked = true;
             let gen = self.turns.gen;
-            self.q.schedule(at, Ev::TurnCut { gen });
+            self.q.schedule(now, Ev::TurnCut { gen });
         }
+    }
+
+    /// Whether `cpu`'s vCPU was just kicked out of its turn by a timer
+    /// it armed (the syscall that armed it resumes at its next turn).
+    pub(super) fn kicked(&self, cpu: u32) -> bool {
+        self.turns_on() && self.turns.kicked && self.turns.holder == Some(cpu)
+    }
+
+    /// A busy vCPU standing still takes its tick's interrupt in its
+    /// turn (once, however many ticks it missed: `hrtimer_forward()`).
+    pub(super) fn tick_waits_for_turn(&mut self, cpu: u32, now: Nanos) -> bool {
+        let waits = self.turns_on() && (self.turns.holder != Some(cpu) || self.turns.end <= now);
+        if waits {
+            self.turns.tick_pending[cpu as usize] = true;
+        }
+        waits
+    }
+
+    /// The holder of a turn that begins handles the tick that came while
+    /// it stood still, and re-arms its LAPIC for the next one: if that is
+    /// the nearest deadline QEMU kicks it out at once. Returns the turn's
+    /// length.
+    fn rearm_tick(&mut self, h: u32, now: Nanos, len: Nanos) -> Nanos {
+        let hu = h as usize;
+        let unarmed = self.cpus[hu].curr.is_some() && !self.tick_armed(hu);
+        self.turns.last_turn[hu] = now;
+        if std::mem::take(&mut self.turns.tick_pending[hu]) {
+            self.q.schedule(now, Ev::TickIrq { cpu: h });
+        }
+        if unarmed && self.cpus[hu].next_tick < now + len {
+            MIN_TURN_NS
+        } else {
+            len
+        }
+    }
+
+    /// Whether `cpu`'s vCPU has armed its next tick: it ran since its
+    /// last one (QEMU sees a LAPIC deadline only once the vCPU wrote it).
+    fn tick_armed(&self, cpu: usize) -> bool {
+        let c = &self.cpus[cpu];
+        self.turns.last_turn[cpu] + c.rq.config.tick_nsec >= c.next_tick
     }
 
     /// The turn `gen` ends at a deadline armed within it.
@@ -291,6 +351,13 @@ pub(super) struct Turns {
     /// (`spin.rs`).
     holds: Vec<Option<usize>>,
     counts: TurnCounts,
+    /// The running vCPU armed the nearest deadline: QEMU kicks it out
+    /// now (`qemu_timer_notify_cb`), inside the syscall that armed it.
+    kicked: bool,
+    /// Per CPU: a tick came while it stood still.
+    tick_pending: Vec<bool>,
+    /// Per CPU: when its last turn began.
+    last_turn: Vec<Nanos>,
     /// The CPUs in QEMU's vCPU order, and each CPU's place in it.
     order: Vec<u32>,
     rank: Vec<u32>,
@@ -311,6 +378,8 @@ impl Turns {
             frozen_until: vec![0; topo.nr_cpus() as usize],
             wake_list: vec![Vec::new(); topo.nr_cpus() as usize],
             holds: vec![None; topo.nr_cpus() as usize],
+            last_turn: vec![0; topo.nr_cpus() as usize],
+            tick_pending: vec![false; topo.nr_cpus() as usize],
             order: topo.apic_order(),
             rank: topo.apic_index(),
             ..Turns::default()

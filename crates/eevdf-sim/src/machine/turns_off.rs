@@ -49,6 +49,16 @@ impl Sim {
 
     #[inline(always)]
     pub(super) fn halt(&mut self, _cpu: u32, _now: Nanos) {}
+
+    #[inline(always)]
+    pub(super) fn kicked(&self, _cpu: u32) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    pub(super) fn tick_waits_for_turn(&mut self, _cpu: u32, _now: Nanos) -> bool {
+        false
+    }
 }
 
 impl Sim {
