@@ -66,6 +66,14 @@ impl Sim {
         t.state = State::Running;
         let burst = first_burst(&t.role);
         t.remaining = burst;
+        // The syscall's return to user honours a pending request before
+        // the thread reads the clock: then it is timed when it runs again.
+        if self.cpus[cpu as usize].rq.resched.is_some() {
+            self.honour_resched(cpu, now);
+            if self.cpus[cpu as usize].curr != Some(tid) {
+                return;
+            }
+        }
         self.record_latency(cpu, tid, now, now);
         self.start_burst(cpu, now, burst);
     }

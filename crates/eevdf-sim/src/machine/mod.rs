@@ -720,18 +720,14 @@ impl Sim {
             return;
         }
         let t = &self.threads[tid];
-        if matches!(t.state, State::Runnable | State::Running) || t.on_wake_list {
-            return; // already awake: the wakeup is absorbed
-        }
         if t.parked && waker.is_none() && !from_task {
             // A parked sleeper's own timer: `do_nanosleep()` will not
             // sleep, its next activation starts when its vCPU runs.
-            let t = &mut self.threads[tid];
-            t.parked_fired = true;
-            if t.state == State::Blocking {
-                t.state = State::Running;
-            }
+            self.threads[tid].parked_fired = true;
             return;
+        }
+        if matches!(t.state, State::Runnable | State::Running) || t.on_wake_list {
+            return; // already awake: the wakeup is absorbed
         }
         if t.state == State::Blocking {
             // ttwu_runnable: still queued and running, so it just goes on
