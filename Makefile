@@ -121,13 +121,14 @@ default-ref: setup-kernel
 	  --features-axis PREEMPT_SHORT,NO_PREEMPT_SHORT,NO_RUN_TO_PARITY,NEXT_BUDDY \
 	  > tests/kernel-ref/default.7.2.jsonl
 
-# Throughput alone, both kernels (about 2.5 h on one core; 80 of the
-# 260 boots are four-vCPU runs, 40 eight-vCPU ones, 20 of 64 vCPUs): on
+# Throughput alone, both kernels (about 3.2 h on one core; 80 of the
+# 280 boots are four-vCPU runs, 40 eight-vCPU ones, 40 of 64 vCPUs): on
 # one CPU hackbench over pipes and sockets, and schbench, the default
 # (WAKEUP_PREEMPTION, already on) and three flips; on four CPUs one and
 # four hackbench groups, the default (NO_NEXT_BUDDY, already off) and
-# NEXT_BUDDY; the same on two NUMA nodes of two SMT cores, and one group
-# on xeon-4314-2s (7.2 only); five seeds
+# NEXT_BUDDY; the same on two NUMA nodes of two SMT cores, one group
+# on xeon-4314-2s and seven on graviton3, as processes and as threads
+# (7.2 only); five seeds
 # (crates/eevdf-kernel/tests/throughput.rs reads them).
 THROUGHPUT_SWEEP = --kernel 7.2,6.12 --jobs 1 --seeds 1..5 \
   --features-axis WAKEUP_PREEMPTION,NEXT_BUDDY,NO_DELAY_DEQUEUE,NO_WAKEUP_PREEMPTION
@@ -148,6 +149,9 @@ throughput-ref: setup-kernel
 	./target/release/eevdf sweep tests/kernel-ref/hackbench-xeon.txt \
 	  --kernel 7.2 --jobs 1 --seeds 1..5 --features-axis NO_NEXT_BUDDY,NEXT_BUDDY \
 	  --vary task.hb.ipc=pipe,socket > tests/kernel-ref/hackbench-xeon.jsonl
+	./target/release/eevdf sweep tests/kernel-ref/hackbench-graviton3.txt \
+	  --kernel 7.2 --jobs 1 --seeds 1..5 --features-axis NO_NEXT_BUDDY,NEXT_BUDDY \
+	  --vary task.hb.mode=process,thread > tests/kernel-ref/hackbench-graviton3.jsonl
 
 # docs/fidelity.md, the known-disagreements list and the page's kernel
 # rows, from the committed tests/kernel-ref/ (simulator only, seconds).

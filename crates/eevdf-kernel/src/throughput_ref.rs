@@ -5,7 +5,8 @@
 //! seeds). One CPU for `hackbench` and `schbench`, four for
 //! `hackbench-smp4`, eight for `hackbench-numa2` (two NUMA nodes of two
 //! cores with two threads each) and 64 for `hackbench-xeon` (Mel's
-//! two-socket Xeon, `xeon-4314-2s`), each booted as that machine
+//! two-socket Xeon, `xeon-4314-2s`) and `hackbench-graviton3` (Ryan's
+//! one-socket Graviton3), each booted as that machine
 //! ([`crate::vm_topology`]). The fidelity rows judge cyclictest's latency; this
 //! judges the numbers the NEXT_BUDDY threads argue with, with the same
 //! level and direction rules ([`crate::fidelity`]).
@@ -20,12 +21,13 @@ use crate::fidelity::{effect_direction, median, within_2x, Direction, Verdict};
 use crate::sweep_line::{self, axes, bare_text};
 
 /// The references judged, by their file names.
-pub const BENCHES: [&str; 5] = [
+pub const BENCHES: [&str; 6] = [
     "hackbench",
     "schbench",
     "hackbench-smp4",
     "hackbench-numa2",
     "hackbench-xeon",
+    "hackbench-graviton3",
 ];
 
 /// Whether a known-disagreements line is a throughput verdict's (its
@@ -200,11 +202,11 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
     let text = r["scenario"].as_str().unwrap_or("").to_string();
     let mut want = base.clone();
     for (key, value) in axes.iter().filter(|(k, _)| k.starts_with("task.")) {
-        // A row is named by these two only, so another varied key would
+        // A row is named by these only, so another varied key would
         // pool different scenarios under one row.
-        if !["task.hb.groups", "task.hb.ipc"].contains(&key.as_str()) {
+        if !ROW_AXES.contains(&key.as_str()) {
             return Err(format!(
-                "axis {key}: only task.hb.groups and task.hb.ipc name a row"
+                "axis {key}: only task.hb.groups, task.hb.ipc and task.hb.mode name a row"
             ));
         }
         want.set(&format!("{key}={value}"))
@@ -215,7 +217,8 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
             "not a run of tests/kernel-ref/{name}.txt (hint: make throughput-ref)"
         ));
     }
-    let row = row_name(name, &want, axes.contains_key("task.hb.groups"));
+    let mode = axes.get("task.hb.mode").map(String::as_str);
+    let row = row_name(name, &want, axes.contains_key("task.hb.groups"), mode);
     let work = if bench == "schbench" {
         r["schbench"][0]["requests"].as_u64()
     } else {
@@ -248,9 +251,13 @@ fn cell(name: &str, bench: &'static str, base: &Scenario, v: &Value) -> Result<C
     })
 }
 
+/// The task keys a sweep may vary: each names part of a row.
+const ROW_AXES: [&str; 3] = ["task.hb.groups", "task.hb.ipc", "task.hb.mode"];
+
 /// A row's name: the reference's, then a hackbench's groups (when
-/// varied) and its channel.
-fn row_name(name: &str, sc: &Scenario, groups_varied: bool) -> String {
+/// varied), its channel and its mode (when varied): `hackbench-smp4-g4-pipe`,
+/// `hackbench-graviton3-pipe-thread`.
+fn row_name(name: &str, sc: &Scenario, groups_varied: bool, mode: Option<&str>) -> String {
     match sc.sim.tasks[0].workload {
         Workload::Hackbench { pipe, groups, .. } => {
             let g = if groups_varied {
@@ -258,7 +265,8 @@ fn row_name(name: &str, sc: &Scenario, groups_varied: bool) -> String {
             } else {
                 String::new()
             };
-            format!("{name}{g}-{}", if pipe { "pipe" } else { "socket" })
+            let m = mode.map(|m| format!("-{m}")).unwrap_or_default();
+            format!("{name}{g}-{}{m}", if pipe { "pipe" } else { "socket" })
         }
         _ => name.to_string(),
     }
@@ -365,8 +373,10 @@ pub fn markdown(judged: &[Judged], verdicts: &[Verdict]) -> String {
          two cores with two SMT threads each, booted as that machine, the kernel's \
          sched domains checked against the simulator's) and `hackbench-xeon.txt` (one \
          group over pipes and sockets on the 64 vCPUs of `xeon-4314-2s`, two sockets \
-         of 16 SMT cores, Mel's machine in seeds/004, 7.2 only): the \
-         work done per second \
+         of 16 SMT cores, Mel's machine in seeds/004, 7.2 only) and \
+         `hackbench-graviton3.txt` (seven groups over pipes, as processes and as \
+         threads, on the 64 vCPUs of `graviton3`, one socket without SMT, Ryan's \
+         machine in seeds/004, 7.2 only): the work done per second \
          (messages, requests), the kernel's median over {seeds} seeds and its spread (max \
          minus min), against the twin's median over the same seeds (the kernel's \
          read-back settings and guest costs, as in the rows above). Context switches per \

@@ -6,7 +6,8 @@
 //! four CPUs, the default and NEXT_BUDDY; `hackbench-numa2.jsonl` the
 //! same on 7.2 only, on eight CPUs booted as two NUMA nodes of two SMT
 //! cores; `hackbench-xeon.jsonl` one group on the 64 CPUs of
-//! `xeon-4314-2s`, 7.2 only.
+//! `xeon-4314-2s`, `hackbench-graviton3.jsonl` seven groups as processes
+//! and as threads on the 64 of `graviton3`, 7.2 only.
 //! Every throughput verdict that `docs/fidelity.md` marks as agreeing must
 //! still agree; a disagreement must be listed in
 //! `tests/kernel-ref/known-disagreements.txt`, and a listed one that
@@ -41,11 +42,12 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
     // Both kernels; on one CPU hackbench over pipes and sockets, and
     // schbench, the default and three flips each; on four CPUs one and
     // four hackbench groups over pipes and sockets, the default and
-    // NEXT_BUDDY; on two nodes the same, and one group over pipes and
-    // sockets on the Xeon, 7.2 only.
+    // NEXT_BUDDY; on two nodes the same, one group over pipes and
+    // sockets on the Xeon, and seven groups over pipes as processes and
+    // as threads on the Graviton3, 7.2 only.
     assert_eq!(
         judged.len(),
-        2 * (3 * 4 + 4 * 2) + 4 * 2 + 2 * 2,
+        2 * (3 * 4 + 4 * 2) + 4 * 2 + 2 * 2 + 2 * 2,
         "groups: {judged:#?}"
     );
     for j in &judged {
@@ -69,7 +71,8 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
         .collect();
     Mismatches::of(&v, &known).assert_none();
     // NEXT_BUDDY's effects on 7.2 are the thread's subject (seeds/004):
-    // on one CPU, on four and on two nodes, they are judged, and agree.
+    // on one CPU, on four, on two nodes and on the Graviton3, they are
+    // judged, and agree.
     for row in [
         "hackbench-pipe",
         "schbench",
@@ -78,6 +81,8 @@ fn the_twin_holds_its_throughput_agreement_with_the_kernels() {
         "hackbench-numa2-g1-pipe",
         "hackbench-numa2-g1-socket",
         "hackbench-numa2-g4-pipe",
+        "hackbench-graviton3-pipe-process",
+        "hackbench-graviton3-pipe-thread",
     ] {
         assert!(
             v.iter().any(|v| v.row == row

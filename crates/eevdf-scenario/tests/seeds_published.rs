@@ -980,8 +980,9 @@ fn summary(md: &mut String, rows: &[Row], nseeds: u64) {
         md,
         "- Of those {} disagreements, **{explained}** carry a reason (`differs:` in \
          `published.txt`, shown in their direction cell), {contradicted_only} more are \
-         contradicted by every kernel, and **{unexplained}** have neither.{}",
+         contradicted by every kernel, and **{unexplained}** {} neither.{}",
         big_differ.len(),
+        if unexplained == 1 { "has" } else { "have" },
         if stale.is_empty() {
             String::new()
         } else {
