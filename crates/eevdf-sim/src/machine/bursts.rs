@@ -10,8 +10,8 @@ impl Sim {
         let tid = self.cpus[cpu as usize]
             .curr
             .expect("burst end on a busy CPU");
-        if self.threads[tid].parked {
-            self.resume_parked(cpu, tid, now);
+        if std::mem::replace(&mut self.threads[tid].park, Park::No) == Park::Fired {
+            self.resume_fired(cpu, tid, now);
             return;
         }
         if self.threads[tid].state == State::Blocking {
@@ -47,22 +47,18 @@ impl Sim {
                 // curr and charged meanwhile, unless its timer has fired
                 // by then (`do_nanosleep()` then returns at once).
                 self.threads[tid].state = State::Blocking;
-                self.threads[tid].parked = true;
+                self.threads[tid].park = Park::Armed;
                 self.start_burst(cpu, now, 0);
             }
             None => self.block(cpu, tid, now),
         }
     }
 
-    /// A parked sleeper's vCPU runs again (`burst_end`): it sleeps, or, if
-    /// its timer fired meanwhile, its next activation starts at once.
-    fn resume_parked(&mut self, cpu: u32, tid: Tid, now: Nanos) {
+    /// A parked sleeper whose timer fired meanwhile runs again
+    /// (`burst_end`; one still parked sleeps there as any `Blocking`
+    /// thread): its next activation starts at once.
+    fn resume_fired(&mut self, cpu: u32, tid: Tid, now: Nanos) {
         let t = &mut self.threads[tid];
-        t.parked = false;
-        if !std::mem::take(&mut t.parked_fired) {
-            self.block(cpu, tid, now);
-            return;
-        }
         t.state = State::Running;
         let burst = first_burst(&t.role);
         t.remaining = burst;

@@ -163,6 +163,18 @@ enum State {
     Blocking,
 }
 
+/// Where a thread kicked out of its vCPU's turn inside its sleep's
+/// syscall stands (`turns.rs`, `bursts.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Park {
+    No,
+    /// Its timer is armed: it sleeps when its vCPU runs again, unless a
+    /// wakeup (`ttwu_runnable`) made it running meanwhile.
+    Armed,
+    /// Its own timer fired first: `do_nanosleep()` returns at once.
+    Fired,
+}
+
 #[derive(Clone, Debug)]
 struct Thread {
     directive: usize,
@@ -182,9 +194,7 @@ struct Thread {
     on_wake_list: bool,
     /// Kicked out of its vCPU's turn inside the syscall that sleeps
     /// (`turns.rs`): it sleeps when the vCPU runs again.
-    parked: bool,
-    /// A parked sleeper's timer fired before it slept.
-    parked_fired: bool,
+    park: Park,
     /// When the pending wakeup was asked for (latency start).
     wake_stamp: Option<Nanos>,
     slack: Nanos,
@@ -720,10 +730,10 @@ impl Sim {
             return;
         }
         let t = &self.threads[tid];
-        if t.parked && waker.is_none() && !from_task {
+        if t.park == Park::Armed && waker.is_none() && !from_task {
             // A parked sleeper's own timer: `do_nanosleep()` will not
             // sleep, its next activation starts when its vCPU runs.
-            self.threads[tid].parked_fired = true;
+            self.threads[tid].park = Park::Fired;
             return;
         }
         if matches!(t.state, State::Runnable | State::Running) || t.on_wake_list {

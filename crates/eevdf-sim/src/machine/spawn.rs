@@ -309,8 +309,7 @@ impl Sim {
             timer_at: None,
             on_mutex: false,
             on_wake_list: false,
-            parked: false,
-            parked_fired: false,
+            park: Park::No,
         });
         if start < FOREVER {
             if timer_like {
