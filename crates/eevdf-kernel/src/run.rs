@@ -381,11 +381,11 @@ pub(crate) fn finish(
 /// with 12 us of CPU every 400 ms (2.5 wakeups a second; 2 us of run
 /// plus the `switch` and `sleep` a periodic task pays), woken at a
 /// tick, inside its interrupt, as delayed work's timer-wheel timers are
-/// (`wake_kthreads_at_a_tick`). 400 ms is a whole number of ticks at HZ
-/// 100, 250 and 1000, so every wakeup stays there. Which ticks is the seed's, not
-/// the kernel's, so it moves a chaotic run between regimes as the
-/// kernel's do, not at the same moments (docs/model.md §6, "The guest's
-/// kernel threads").
+/// (`wake_kthreads_at_a_tick`). 400 ms is a whole number of ticks at
+/// HZ 100, 250 and 1000, so every wakeup stays there. Which ticks is
+/// the seed's, not the kernel's, so it moves a chaotic run between
+/// regimes as the kernel's do, not at the same moments (docs/model.md
+/// §6, "The guest's kernel threads").
 pub const GUEST_KTHREADS: &str = "kind=periodic run=2us period=400ms slack=0ns";
 
 /// The name the twin gives [`GUEST_KTHREADS`]: `kworker`, or the first
@@ -421,14 +421,14 @@ fn with_guest_kthreads(sc: &Scenario) -> Result<Scenario, String> {
 /// before the interrupt returns, so it is queued before the tick's
 /// reschedule picks (6.12.95 ct-4hog equal-slices, seed 1, 10 s traced:
 /// 17 of 26 `kworker` wakeups come while cyclictest waits for that
-/// tick, and the `kworker` runs first, 6 us after its wakeup at the
-/// median). The twin's timer at the tick wakes it inside the tick's
-/// interrupt too (`costs tick`, which defers the reschedule to the
-/// interrupt's end). Woken 8 us after the tick, past the interrupt, it
-/// came while cyclictest ran (13 of 25) and waited 28 us behind it, and
-/// its lag grew at each such wakeup (to 1.15 ms in 8 s) until it
-/// reordered the hogs: 3 or 4 chains of whole-tick waits a seed
-/// (docs/fidelity.md, ct-4hog).
+/// tick; the pick takes the earlier deadline, there the `kworker`, 6 us
+/// after its wakeup at the median). The twin's timer at the tick wakes
+/// it inside the tick's interrupt too (`costs tick`, which defers the
+/// reschedule to the interrupt's end). Woken 8 us after the tick, past
+/// the interrupt, it came while cyclictest ran (13 of 25) and waited
+/// 28 us behind it, and its lag grew at each such wakeup (to 1.15 ms in
+/// 8 s) until it reordered the hogs: 3 or 4 chains of whole-tick waits
+/// a seed (docs/fidelity.md, ct-4hog).
 fn wake_kthreads_at_a_tick(sc: &mut Scenario) {
     let cfg = sc.sim_config();
     let phase = eevdf_sim::first_tick_phase(&cfg);
