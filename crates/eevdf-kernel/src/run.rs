@@ -417,18 +417,12 @@ fn with_guest_kthreads(sc: &Scenario) -> Result<Scenario, String> {
 /// at a tick: the seed draws the thread's first activation within its
 /// period, so its `start` makes up the rest of the way to the next tick.
 ///
-/// The kernel wakes a `kworker` in the tick's timer softirq, which runs
-/// before the interrupt returns, so it is queued before the tick's
-/// reschedule picks (6.12.95 ct-4hog equal-slices, seed 1, 10 s traced:
-/// 17 of 26 `kworker` wakeups come while cyclictest waits for that
-/// tick; the pick takes the earlier deadline, there the `kworker`, 6 us
-/// after its wakeup at the median). The twin's timer at the tick wakes
-/// it inside the tick's interrupt too (`costs tick`, which defers the
-/// reschedule to the interrupt's end). Woken 8 us after the tick, past
-/// the interrupt, it came while cyclictest ran (13 of 25) and waited
-/// 28 us behind it, and its lag grew at each such wakeup (to 1.15 ms in
-/// 8 s) until it reordered the hogs: 3 or 4 chains of whole-tick waits
-/// a seed (docs/fidelity.md, ct-4hog).
+/// The kernel wakes a `kworker` in the tick's timer softirq, before the
+/// interrupt returns, so the tick's reschedule finds it queued; the
+/// twin's timer at the tick wakes it inside the tick's interrupt too
+/// (`costs tick` defers the reschedule to the interrupt's end). The
+/// traces behind it: docs/model.md §6, "The guest's kernel threads",
+/// and what the old 8 us after the tick did: docs/fidelity.md, ct-4hog.
 fn wake_kthreads_at_a_tick(sc: &mut Scenario) {
     let cfg = sc.sim_config();
     let phase = eevdf_sim::first_tick_phase(&cfg);
