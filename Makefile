@@ -15,14 +15,14 @@ export PROPTEST_RNG_SEED
 
 WASM_CRATES := eevdf-core eevdf-sim eevdf-scenario eevdf-driver eevdf-web
 
-.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc default-ref throughput-ref fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel sweep-slurm
+.PHONY: help setup setup-kernel guest test-kernel fidelity fidelity-doc default-ref throughput-ref steady-ref fidelity-seeds serve test fmt clippy test-native test-wasm check-wasm build-web e2e budgets bench-quick fuzz identical scenario-keys sweep-parallel sweep-slurm
 
 help:
 	@echo "make serve   set up and serve the playground on http://127.0.0.1:8080"
 	@echo "make test    set up and run every test (what CI runs)"
 	@echo "steps: setup fmt clippy test-native bench-quick check-wasm test-wasm build-web e2e"
 	@echo "real kernel: setup-kernel guest test-kernel (boots Debian's newest 7.2 under QEMU)"
-	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc, default-ref, throughput-ref"
+	@echo "fidelity: fidelity [ROWS=a,b VARIANTS=.. KERNELS=7.2,6.12] (hours), fidelity-doc, default-ref, throughput-ref, steady-ref"
 	@echo "fuzz: fuzz [FUZZ_SECONDS=30] every parser on stable (CI smoke-runs it)"
 	@echo "budgets: page/CLI wall time for every preset (after build-web)"
 	@echo "refactors: identical BASE=rev (every preset's results byte for byte against rev)"
@@ -152,6 +152,14 @@ throughput-ref: setup-kernel
 	./target/release/eevdf sweep tests/kernel-ref/hackbench-graviton3.txt \
 	  --kernel 7.2 --jobs 1 --seeds 1..5 --features-axis NO_NEXT_BUDDY,NEXT_BUDDY \
 	  --vary task.hb.mode=process,thread > tests/kernel-ref/hackbench-graviton3.jsonl
+
+# What a running hackbench pays per message on each kernel (four
+# one-CPU boots of 2 s, under a minute): the twins' `send` and `recv`
+# are fitted to these runs (crates/eevdf-kernel/tests/steady.rs).
+steady-ref: setup-kernel
+	cargo build --release --locked -p eevdf-cli
+	./target/release/eevdf sweep tests/kernel-ref/steady.txt --kernel 7.2,6.12 --jobs 1 \
+	  --seeds 1 --vary task.hb.ipc=pipe,socket > tests/kernel-ref/steady.jsonl
 
 # docs/fidelity.md, the known-disagreements list and the page's kernel
 # rows, from the committed tests/kernel-ref/ (simulator only, seconds).

@@ -24,7 +24,8 @@ pub enum KernelCmd {
     /// Run a scenario on a real kernel under deterministic QEMU and print
     /// the result in any report format (JSON gains a `source` block).
     Run(Box<RunArgs>),
-    /// Measure the QEMU machine's costs inside the guest (one CPU) and
+    /// Measure the QEMU machine's costs inside the guest (one CPU), then
+    /// what a running hackbench pays per message (two 2 s runs), and
     /// print them with the scenario keys they map onto.
     Calibrate {
         /// A series (fetched now if missing), or the path of any bzImage.
@@ -541,6 +542,11 @@ fn calibrate(kernel: &str, shift: u32, keep: Option<PathBuf>) -> Result<(), Fail
     let mut opts = run::Options::new(keep.clone().unwrap_or_else(|| tmp.clone()));
     opts.shift = shift;
     let out = eevdf_kernel::calibrate::run(&image, &guest, &opts, &mut |_, _| {});
+    // Then what a running hackbench pays per message, which the batch
+    // underestimates (eevdf_kernel::steady).
+    let steady = out.as_ref().ok().map(|(cal, _)| {
+        eevdf_kernel::steady::measure(&image, &guest, &opts, &cal.derived(), &mut |_, _| {})
+    });
     if keep.is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -550,6 +556,18 @@ fn calibrate(kernel: &str, shift: u32, keep: Option<PathBuf>) -> Result<(), Fail
         image.release,
         wall.as_secs_f64()
     ));
-    out!("{}", cal.render(shift));
+    let steady = match steady {
+        Some(Ok(s)) => s,
+        Some(Err(e)) => {
+            say(&format!(
+                "the steady-state hackbench runs failed ({}); the keys hold the batch's \
+                 message costs",
+                e.message
+            ));
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    out!("{}", cal.render(shift, &steady));
     Ok(())
 }

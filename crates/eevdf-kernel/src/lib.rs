@@ -23,6 +23,7 @@ pub mod qemu;
 pub mod ref_guests;
 pub mod run;
 pub mod select;
+pub mod steady;
 pub mod sweep_line;
 pub mod throughput_ref;
 pub mod vm_topology;

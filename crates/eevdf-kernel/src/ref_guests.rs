@@ -13,7 +13,7 @@ use crate::sweep_line;
 /// The commands that refresh every kernel reference, in order, for
 /// messages: `fidelity` ends by rewriting docs/fidelity.md from all of
 /// them, and the seeds report shows their kernels' B/A.
-pub const REFRESH: &str = "make throughput-ref default-ref fidelity fidelity-seeds";
+pub const REFRESH: &str = "make throughput-ref default-ref steady-ref fidelity fidelity-seeds";
 
 /// Each reference file in `dir` with the guests its runs name: a fidelity
 /// row's `*.json` (read by [`fidelity::load_references`]) and a sweep's
