@@ -644,7 +644,8 @@ pub fn markdown_with(judged: &[Judged], verdicts: &[Verdict], why: &str) -> Stri
          - Simulator: the same scenario with the kernel's read-back features line, \
          `base_slice_ns`, HZ and preemption model applied (profile v6.12 for 6.x kernels, \
          v7.2 for 7.x) and the guest's measured costs (`eevdf kernel calibrate`: switch, \
-         wakeup, a timed sleep's CPU, the tick's interrupt; hackbench's messages as a running hackbench pays them, `tests/kernel-ref/steady.jsonl`) and \
+         wakeup, a timed sleep's CPU, the tick's interrupt; hackbench's messages as a \
+         running hackbench pays them, `tests/kernel-ref/steady.jsonl`) and \
          the guest's kernel threads (a `kworker` woken in a tick's interrupt every 400 ms, as traced), one run per seed.\n\
          - Level: the simulator's median over seeds within 2x of the kernel's median over \
          seeds (p50 to p99.9; max is shown, not judged).\n\

@@ -10,7 +10,7 @@
 //! takes `send` and `recv` from a hackbench run instead: the values at
 //! which the twin of that run charges its senders and receivers what
 //! the kernel did, per message, found by [`fit`]. The runs are the
-//! committed `tests/kernel-ref/steady-*.json` (`make steady-ref`).
+//! committed `tests/kernel-ref/steady.jsonl` (`make steady-ref`).
 
 use std::time::Duration;
 
@@ -180,6 +180,7 @@ pub struct Fit {
     pub costs: PerMessage,
     /// The twin's CPU per message with them, to hold against the kernel's.
     pub twin: PerMessage,
+    /// The round that found them.
     pub rounds: u32,
 }
 
@@ -199,11 +200,11 @@ pub fn gap_permille(got: PerMessage, kernel: PerMessage) -> u64 {
 
 /// The `send` and `recv` at which the twin `twin` charges its senders
 /// and receivers `kernel`'s CPU per message: from `start`, each round
-/// adds what the twin still lacks (switches, wakeups and ticks keep the
-/// twin's own costs, which it charges in proportion to its messages),
-/// half of it after the second round, so that a twin that moves between
-/// regimes settles. The closest round wins; none within
-/// [`TOLERANCE_PERMILLE`] is an error.
+/// adds to `send` and `recv` what the twin's senders and receivers
+/// still lack per message (the twin's switches, wakeups and ticks keep
+/// their costs), half of it after the second round, so that a twin that
+/// moves between regimes settles. The closest of [`MAX_ROUNDS`] rounds
+/// wins; none within [`TOLERANCE_PERMILLE`] is an error.
 pub fn fit(twin: &Scenario, kernel: PerMessage, start: PerMessage) -> Result<Fit, String> {
     let mut costs = start;
     let mut best: Option<(u64, Fit)> = None;
@@ -268,7 +269,9 @@ pub fn measure(
     for ipc in IPCS {
         let sc = Scenario::parse(&scenario_text(ipc))
             .map_err(|e| KernelError::new(format!("the steady-state run: {e}"), ""))?;
-        let run = crate::run::run(&sc, image, guest, opts, progress)?;
+        let mut opts = opts.clone();
+        opts.workdir = opts.workdir.join(format!("steady-{ipc}"));
+        let run = crate::run::run(&sc, image, guest, &opts, progress)?;
         let fail = |e: String| KernelError::new(format!("steady-state {ipc}: {e}"), "");
         let kernel =
             PerMessage::of(&run.result).ok_or_else(|| fail("the kernel sent no message".into()))?;
