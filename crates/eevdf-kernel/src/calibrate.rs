@@ -305,7 +305,7 @@ pub struct GuestCosts {
 /// `wake` are from the first run. The message costs are not the
 /// batch's (`pipe_write_ns` 2,640 and 2,252 ns, `pipe_read_ns` 2,469 and
 /// 2,042, `socket_write_ns` 5,155 and 4,916, `socket_read_ns` 4,733 and
-/// 3,996), which a running hackbench exceeds by 8 to 25 %, but fitted to
+/// 3,996), which a running hackbench exceeds by 8 to 22 %, but fitted to
 /// the committed steady-state runs (`crate::steady::fit`, 2026-12-07;
 /// `tests/steady.rs` holds the twins to them within 1 %).
 pub const GUEST_COSTS: [GuestCosts; 2] = [

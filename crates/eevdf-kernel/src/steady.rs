@@ -3,10 +3,11 @@
 //!
 //! `eevdf kernel calibrate` times a 100-byte write and read in batches,
 //! one thread alone on the CPU. A hackbench run on the same kernel pays
-//! more per message: its senders' and receivers' CPU over the messages
-//! sent (the kernel's `cpu_ms`) is 8 to 25 % over the batch costs, on
-//! both kernels and both channels, with 2 or 10 fds, threads or
-//! processes (docs/model.md §6, "What a message costs"). So a twin
+//! more per message (its senders' and receivers' `cpu_ms` over the
+//! messages sent), with 2 or 10 fds, as threads or processes: fitted
+//! to it, `send` and `recv` come out 8 to 22 % over the batch's, on both
+//! kernels and both channels (docs/model.md §6, "What a message
+//! costs"). So a twin
 //! takes `send` and `recv` from a hackbench run instead: the values at
 //! which the twin of that run charges its senders and receivers what
 //! the kernel did, per message, found by [`fit`]. The runs are the
