@@ -7,7 +7,8 @@
 //! messages sent), with 2 or 10 fds, as threads or processes: fitted
 //! to it, `send` and `recv` come out 8 to 22 % over the batch's, on both
 //! kernels and both channels (docs/model.md §6, "What a message
-//! costs"). So a twin
+//! costs": for one, the run's processes share their descriptor tables,
+//! the batch's does not). So a twin
 //! takes `send` and `recv` from a hackbench run instead: the values at
 //! which the twin of that run charges its senders and receivers what
 //! the kernel did, per message, found by [`fit`]. The runs are the
