@@ -101,10 +101,10 @@ value_enum! {
 value_enum! {
     /// How `hrtick_start_fair` sizes the HRTICK timer.
     HrtickArm {
-        /// Up to 7.1: the real time left in the slice,
+        /// Up to 7.0: the real time left in the slice,
         /// `slice - (sum_exec - prev_sum_exec)`, re-armed on every enqueue.
         SliceLeft => "slice_left",
-        /// 7.2: the time to the virtual deadline, `weight *
+        /// 7.1 on: the time to the virtual deadline, `weight *
         /// (deadline - vruntime) / NICE_0_LOAD`; an enqueue arms it only
         /// when no HRTICK is pending (`hrtick_update`).
         Deadline => "deadline",
