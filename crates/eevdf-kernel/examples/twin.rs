@@ -32,6 +32,7 @@
 use std::process::ExitCode;
 
 use eevdf_kernel::fidelity::Reference;
+use eevdf_kernel::steady::KernelResult;
 use eevdf_kernel::throughput_ref::ThroughputRef;
 use eevdf_scenario::decisions::DecisionLog;
 use eevdf_scenario::scenario::Scenario;
@@ -160,7 +161,7 @@ fn run(args: &[String]) -> Result<String, String> {
 fn fidelity_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
     if v.get("schema").and_then(|s| s.as_str()) == Some("eevdf.result.v1") {
-        return kernel_run_twin(file, &v, seed);
+        return kernel_run_twin(file, text, seed);
     }
     let r: Reference = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
     let ks = r
@@ -173,39 +174,12 @@ fn fidelity_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> 
 
 /// The twin of an `eevdf kernel run --format json` result: its scenario
 /// with the `source` block's read-back settings, as a reference's.
-fn kernel_run_twin(file: &str, v: &serde_json::Value, seed: u64) -> Result<Scenario, String> {
-    let field = |k: &str| {
-        v.pointer(k)
-            .ok_or_else(|| format!("{file}: no {k} (not a kernel run's result)"))
-    };
-    let text = field("/scenario")?
-        .as_str()
-        .ok_or_else(|| format!("{file}: scenario is not a string"))?;
-    let src = |k: &str| field(&format!("/source/{k}"));
-    let str_of = |k: &str| {
-        src(k)?
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| format!("{file}: source.{k} is not a string"))
-    };
-    let ran = src("seed")?.as_u64();
-    if ran != Some(seed) {
-        return Err(format!("{file} ran seed {ran:?}, not {seed}"));
+fn kernel_run_twin(file: &str, text: &str, seed: u64) -> Result<Scenario, String> {
+    let r = KernelResult::parse(text).map_err(|e| format!("{file}: {e}"))?;
+    if r.source.seed != seed {
+        return Err(format!("{file} ran seed {}, not {seed}", r.source.seed));
     }
-    let sc = Scenario::parse(text).map_err(|e| format!("{file}: {e}"))?;
-    let hz = src("hz")?.as_u64().and_then(|h| u32::try_from(h).ok());
-    let sc = eevdf_kernel::run::sim_twin(
-        &sc,
-        seed,
-        &str_of("kernel")?,
-        &str_of("features")?,
-        src("base_slice_ns")?
-            .as_u64()
-            .ok_or_else(|| format!("{file}: source.base_slice_ns is not a number"))?,
-        &str_of("preempt")?,
-        hz,
-    )?;
-    Ok(sc)
+    r.twin().map_err(|e| format!("{file}: {e}"))
 }
 
 /// `stem.jsonl`'s cell `n`, checked against `stem.txt` beside it.

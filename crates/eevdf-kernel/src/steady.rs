@@ -76,11 +76,13 @@ fn per_message(send_cpu_ns: u128, recv_cpu_ns: u128, messages: u64) -> Option<Pe
 }
 
 /// The parts of an `eevdf kernel run --format json` result (schema
-/// `eevdf.result.v1` with a `source` block) that a fit needs.
+/// `eevdf.result.v1` with a `source` block) that a fit or a twin needs.
 #[derive(Clone, Debug, Deserialize)]
 pub struct KernelResult {
     pub scenario: String,
     pub tasks: Vec<KernelTask>,
+    /// Absent without hackbench.
+    #[serde(default)]
     pub hackbench: Vec<KernelHackbench>,
     pub source: KernelSource,
 }
