@@ -95,8 +95,10 @@ enum Command {
         trace: Option<String>,
         /// Write the engine's decisions as ftrace-style lines: each
         /// wakeup_preempt with both sides' lag, eligibility, deadline
-        /// against V and reason, and each pick's reason (virtual ns, as a
-        /// kernel probe reads them).
+        /// against V and reason, and each pick with the picked task's
+        /// lag, eligibility and deadline against V at the pick, the
+        /// queue's length and the reason (virtual ns, as a kernel probe
+        /// reads them).
         #[arg(long, value_name = "FILE", group = "recording")]
         decisions: Option<String>,
         /// Record (`--trace`, `--decisions`) only the run's last DURATION

@@ -1,6 +1,7 @@
 //! `eevdf run --decisions`: the engine's wakeup and pick decisions as
 //! ftrace-style lines. Observing a run changes nothing in it, every
-//! switch of the trace has its pick, and the reasons follow the features.
+//! switch of the trace has its pick, a pick's lag and deadline are an
+//! EEVDF pick's, and the reasons follow the features.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -77,6 +78,25 @@ fn decisions_change_nothing_and_every_switch_has_its_pick() {
             .find(|l| ts(l) == ts(s) && field(l, "next_pid") == field(s, "next_pid"))
             .unwrap_or_else(|| panic!("no pick for {s}"));
         assert!(!field(pick, "reason").is_empty());
+        if field(pick, "next_pid") == "0" {
+            continue;
+        }
+        // pick_eevdf() returns an eligible entity whose deadline lies
+        // ahead of its vruntime by at most its request (100 us for ct,
+        // the 700 us base slice for the hog).
+        let num = |k| field(pick, k).parse::<i64>().unwrap();
+        let (lag, dl_v) = (num("lag"), num("dl_v"));
+        let request = if field(pick, "next_comm") == "ct" {
+            100_000
+        } else {
+            700_000
+        };
+        assert_eq!(field(pick, "eligible"), "1", "{pick}");
+        assert!(
+            lag >= 0 && lag + dl_v > 0 && lag + dl_v <= request,
+            "{pick}"
+        );
+        assert!((1..=2).contains(&num("nr_queued")), "{pick}");
     }
     // One wakeup_preempt per wakeup.
     let wakeups = lines(&t, "sched_wakeup:").len();

@@ -1,8 +1,9 @@
 //! The engine's decisions as ftrace-style lines (`eevdf run
 //! --decisions`): every `wakeup_preempt` with both sides' lag,
-//! eligibility and deadline against V, and the reason of every pick.
-//! Values are the engine's virtual nanoseconds, as a kernel probe on
-//! `wakeup_preempt_fair` reads them, so the two can be held side by side.
+//! eligibility and deadline against V, and every pick with the picked
+//! task's, the queue's length and the reason. Values are the engine's
+//! virtual nanoseconds, as kernel probes on `wakeup_preempt_fair` and
+//! `pick_eevdf%return` read them, so the two can be held side by side.
 
 use std::fmt::Write as _;
 
@@ -129,10 +130,16 @@ impl Observer for DecisionLog {
                 cpu,
                 next,
                 reason,
+                picked,
+                nr_queued,
             } => {
                 let (nc, np) = self.who(next, cpu);
                 let why = reason.map_or("Idle".to_string(), |r| token(format!("{r:?}")));
-                let body = format!("eevdf_pick: next_comm={nc} next_pid={np} reason={why}");
+                let mut body = format!("eevdf_pick: next_comm={nc} next_pid={np}");
+                if let Some(l) = picked {
+                    lag_fields(&mut body, "", &l);
+                }
+                let _ = write!(body, " nr_queued={nr_queued} reason={why}");
                 self.line(ts, cpu, next, &body)
             }
             _ => return,

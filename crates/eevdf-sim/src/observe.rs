@@ -47,6 +47,13 @@ pub enum SimEvent {
         next: Option<Tid>,
         /// The engine's reason at the top-level queue (`None`: idle).
         reason: Option<PickReason>,
+        /// The picked entity at the top-level queue, against V at the
+        /// pick (`pick_eevdf()`'s return, as a kernel probe reads it);
+        /// `None`: idle.
+        picked: Option<LagAt>,
+        /// Entities queued at the top level, delayed ones included
+        /// (`cfs_rq->nr_queued`).
+        nr_queued: u32,
     },
     /// At the wake call, on the waker's CPU (`sched_waking`).
     Waking {

@@ -262,11 +262,29 @@ impl Sim {
         }
         let rq = &self.cpus[cpu as usize].rq;
         let reason = next.and_then(|_| rq.last_pick.first().map(|s| s.reason));
+        // The pick that stood: the last step at the root, after any
+        // delayed entity it dequeued and started over from.
+        let root = CfsRqId::ROOT;
+        let picked = next.and_then(|_| {
+            let step = rq
+                .last_pick
+                .iter()
+                .rev()
+                .find(|s| s.cfs_rq == root && !s.dequeued_delayed)?;
+            let se = rq.get_se(step.picked)?;
+            Some(LagAt {
+                lag: step.avg_vruntime.wrapping_sub(se.vruntime) as i64,
+                eligible: rq.entity_eligible(root, step.picked),
+                deadline_to_v: se.deadline.wrapping_sub(step.avg_vruntime) as i64,
+            })
+        });
         self.observers.emit(SimEvent::Pick {
             ts: now,
             cpu,
             next,
             reason,
+            picked,
+            nr_queued: rq.cfs(root).nr_queued,
         });
     }
 
