@@ -271,12 +271,8 @@ impl Sim {
                 .iter()
                 .rev()
                 .find(|s| s.cfs_rq == root && !s.dequeued_delayed)?;
-            let se = rq.get_se(step.picked)?;
-            Some(LagAt {
-                lag: step.avg_vruntime.wrapping_sub(se.vruntime) as i64,
-                eligible: rq.entity_eligible(root, step.picked),
-                deadline_to_v: se.deadline.wrapping_sub(step.avg_vruntime) as i64,
-            })
+            rq.get_se(step.picked)?;
+            Some(lag_at(rq, step.picked, step.avg_vruntime))
         });
         self.observers.emit(SimEvent::Pick {
             ts: now,
@@ -297,20 +293,12 @@ impl Sim {
         now: Nanos,
     ) {
         let c = &self.cpus[cpu as usize];
-        let lag_at = |eid: EntityId| {
-            let se = c.rq.se(eid);
-            let q = se.cfs_rq;
-            let v = c.rq.avg_vruntime_peek(q);
-            LagAt {
-                lag: v.wrapping_sub(se.vruntime) as i64,
-                eligible: c.rq.entity_eligible(q, eid),
-                deadline_to_v: se.deadline.wrapping_sub(v) as i64,
-            }
-        };
-        let wakee = lag_at(self.threads[tid].eid);
+        let now_at =
+            |eid: EntityId| lag_at(&c.rq, eid, c.rq.avg_vruntime_peek(c.rq.se(eid).cfs_rq));
+        let wakee = now_at(self.threads[tid].eid);
         let nr_queued = c.rq.cfs(c.rq.se(self.threads[tid].eid).cfs_rq).nr_queued;
         let curr = c.curr;
-        let curr_lag = curr.map(|t| lag_at(self.threads[t].eid));
+        let curr_lag = curr.map(|t| now_at(self.threads[t].eid));
         self.observers.emit(SimEvent::WakeupPreempt {
             ts: now,
             cpu,
@@ -362,5 +350,16 @@ impl Sim {
         // An interrupt does not outlast the switch that ended it.
         c.irq_end = c.irq_end.min(from);
         from.saturating_add(owed)
+    }
+}
+
+/// Entity `eid` of `rq` against `v`, the V of its queue (`LagAt`: `V - v`
+/// and `deadline - V` in virtual ns, eligibility as the kernel tests it).
+fn lag_at(rq: &Rq, eid: EntityId, v: u64) -> LagAt {
+    let se = rq.se(eid);
+    LagAt {
+        lag: v.wrapping_sub(se.vruntime) as i64,
+        eligible: rq.entity_eligible(se.cfs_rq, eid),
+        deadline_to_v: se.deadline.wrapping_sub(v) as i64,
     }
 }
